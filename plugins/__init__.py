@@ -1,0 +1,5 @@
+"""replify's built-in plugins, installed under the import name ``replify_plugins``.
+
+One module per learner or adversary, each registered through the ``"replify"`` entry-point
+group exactly as a third-party plugin would be.
+"""

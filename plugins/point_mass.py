@@ -1,0 +1,39 @@
+"""The ``"point-mass"`` adversary: D_t is the point mass on a given cost vector, so every draw
+is the same sequence — a fully adversarial (deterministic) input, paper §2."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+import replify
+from replify.checks import as_float_array
+from replify.errors import InvalidArgumentError
+
+
+class PointMass:
+    """Every draw returns (a copy of) ``costs``, shape ``(horizon, n)``."""
+
+    def __init__(self, *, n: int, horizon: int, rng: np.random.Generator, costs: Any) -> None:
+        self.n, self.horizon = n, horizon
+        c = as_float_array("costs", costs)
+        if c.shape != (horizon, n) or not np.isfinite(c).all():
+            raise InvalidArgumentError(f"costs must be a finite array of shape ({horizon}, {n}); got shape {c.shape}")
+        self.costs = c.copy()
+        self.costs.flags.writeable = False
+
+    def sample(self, rng: np.random.Generator) -> np.ndarray:
+        return self.costs.copy()
+
+
+@replify.hookimpl
+def register_adversaries(register):
+    register(
+        replify.AdversarySpec(
+            "point-mass",
+            PointMass,
+            description="a fixed cost sequence, the same at every draw",
+            param_docs={"costs": "the (horizon, n) cost array"},
+        )
+    )

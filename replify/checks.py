@@ -1,0 +1,185 @@
+"""Validation at the public boundary: every check raises an error from :mod:`replify.errors`
+whose message names the argument, what was expected and what came.
+
+The per-step checks (:meth:`CostDomain.check`) sit on the streaming hot path, so they use
+two numpy reductions and build the long message only once something is wrong.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any, Literal
+
+import attrs
+import numpy as np
+
+from .errors import (
+    ActionError,
+    CostError,
+    InvalidArgumentError,
+    LearnerProtocolError,
+)
+
+#: Slack allowed on the ℓ1 norm of a cost vector: a vector such as ``np.full(10, 0.1)`` sums
+#: to 1.0000000000000002 in floating point, and rejecting it would be pedantry, not safety.
+L1_SLACK = 1e-9
+
+
+def check_int(name: str, value: Any, *, minimum: int) -> int:
+    """``value`` as an ``int`` ≥ ``minimum`` (bools and non-integral numbers are refused)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise InvalidArgumentError(
+            f"{name} must be an integer >= {minimum}, got {value!r} ({type(value).__name__})"
+        )
+    if value < minimum:
+        raise InvalidArgumentError(f"{name} must be an integer >= {minimum}, got {value}")
+    return int(value)
+
+
+def check_real(name: str, value: Any) -> float:
+    """``value`` as a finite ``float`` (bools are refused)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise InvalidArgumentError(
+            f"{name} must be a real number, got {value!r} ({type(value).__name__})"
+        )
+    out = float(value)
+    if not np.isfinite(out):
+        raise InvalidArgumentError(f"{name} must be finite, got {out}")
+    return out
+
+
+def check_rho(value: Any, name: str = "rho") -> float:
+    """The replicability parameter: a real number strictly inside (0, 1)."""
+    rho = check_real(name, value)
+    if not 0.0 < rho < 1.0:
+        raise InvalidArgumentError(f"{name} must lie strictly between 0 and 1, got {rho}")
+    return rho
+
+
+def check_positive(name: str, value: Any) -> float:
+    """A finite real number > 0."""
+    out = check_real(name, value)
+    if out <= 0.0:
+        raise InvalidArgumentError(f"{name} must be > 0, got {out}")
+    return out
+
+
+def as_float_array(name: str, value: Any) -> np.ndarray:
+    """``value`` as a float64 array, refusing what would be converted with loss or by guesswork
+    (complex numbers, strings, objects). The caller's array is never written to."""
+    arr = np.asarray(value)
+    if arr.dtype.kind not in "biuf":
+        raise CostError(
+            f"{name} must be an array of real numbers, got an array of dtype {arr.dtype}"
+        )
+    return arr.astype(np.float64, copy=False)
+
+
+@attrs.frozen
+class CostDomain:
+    """The set of cost vectors a learner accepts: the box ``[low, high]^n``, intersected with
+    the unit ℓ1 ball when ``l1`` is set (OLO costs of ℓ1 norm at most 1, paper §2)."""
+
+    low: float
+    high: float
+    l1: bool = False
+
+    @classmethod
+    def for_input(cls, norm: Literal["linf", "l1"], cost_range: tuple[float, float]) -> CostDomain:
+        return cls(low=float(cost_range[0]), high=float(cost_range[1]), l1=norm == "l1")
+
+    def describe(self) -> str:
+        box = f"entries in [{self.low:g}, {self.high:g}]"
+        return f"{box} and l1 norm <= 1" if self.l1 else box
+
+    def check(self, cost: Any, *, n: int, step: int, name: str = "cost") -> np.ndarray:
+        """One cost vector of shape ``(n,)``, received at time step ``step`` (1-based)."""
+        c = cost if type(cost) is np.ndarray and cost.dtype == np.float64 else as_float_array(name, cost)
+        if c.shape != (n,):
+            raise CostError(f"{name} at step {step} must have shape ({n},), got shape {c.shape}")
+        # NaN makes both comparisons False, so this one test also catches NaN and ±inf.
+        if not (c.min() >= self.low and c.max() <= self.high) or (
+            self.l1 and not np.abs(c).sum() <= 1.0 + L1_SLACK
+        ):
+            self._raise(c[None, :], name=name, first_step=step)
+        return c
+
+    def check_matrix(self, costs: Any, *, n: int, name: str = "costs", first_step: int = 1) -> np.ndarray:
+        """A ``(T, n)`` cost matrix whose first row is time step ``first_step``."""
+        c = as_float_array(name, costs)
+        if c.ndim != 2 or c.shape[1] != n:
+            raise CostError(f"{name} must have shape (T, {n}), got shape {c.shape}")
+        if c.size and not (
+            c.min() >= self.low
+            and c.max() <= self.high
+            and (not self.l1 or np.abs(c).sum(axis=1).max() <= 1.0 + L1_SLACK)
+        ):
+            self._raise(c, name=name, first_step=first_step)
+        return c
+
+    def _raise(self, c: np.ndarray, *, name: str, first_step: int) -> None:
+        finite = np.isfinite(c).all(axis=1)
+        in_box = finite & (c >= self.low).all(axis=1) & (c <= self.high).all(axis=1)
+        ok = in_box & (np.abs(c).sum(axis=1) <= 1.0 + L1_SLACK) if self.l1 else in_box
+        row = int(np.argmin(ok))
+        where = f"{name} at step {first_step + row}"
+        if not finite[row]:
+            raise CostError(f"{where} must be finite, got {c[row].tolist()}")
+        if not in_box[row]:
+            raise CostError(f"{where} must have {self.describe()}, got {c[row].tolist()}")
+        raise CostError(
+            f"{where} must have {self.describe()}, got l1 norm {np.abs(c[row]).sum():.12g}"
+        )
+
+
+def check_action(action: Any, *, n: int, problem: str, step: int, source: str) -> Any:
+    """An experts action is an ``int`` in ``[0, n)``; an OLO action a finite vector of shape ``(n,)``."""
+    if problem == "experts":
+        if isinstance(action, bool) or not isinstance(action, numbers.Integral) or not 0 <= action < n:
+            raise ActionError(
+                f"{source} returned action {action!r} at step {step}; "
+                f"expected an integer expert index in [0, {n})"
+            )
+        return int(action)
+    vec = np.asarray(action)
+    if vec.shape != (n,) or vec.dtype.kind not in "biuf" or not np.isfinite(vec).all():
+        raise ActionError(
+            f"{source} returned action {action!r} at step {step}; "
+            f"expected a finite real vector of shape ({n},)"
+        )
+    return vec
+
+
+def check_learner(obj: Any, *, source: str) -> Any:
+    """An object that satisfies the learner protocol: callable ``act`` and ``update``."""
+    missing = [m for m in ("act", "update") if not callable(getattr(obj, m, None))]
+    if missing:
+        raise LearnerProtocolError(
+            f"{source} must return a learner with callable act() and update(cost); "
+            f"got {type(obj).__name__} without {' and '.join(missing)}()"
+        )
+    return obj
+
+
+def check_factory(factory: Any, *, name: str) -> Any:
+    if not callable(factory):
+        raise LearnerProtocolError(
+            f"{name} must be callable (a class or function taking n, horizon, rng), "
+            f"got {factory!r} ({type(factory).__name__})"
+        )
+    return factory
+
+
+def _raise_argument_type_error(exc: Exception, memo: Any) -> None:
+    from .errors import ArgumentTypeError
+
+    raise ArgumentTypeError(str(exc)) from None
+
+
+def public(func: Any) -> Any:
+    """typeguard at the public boundary (DESIGN.md §6): argument types are checked on every
+    call, and a mismatch raises :class:`~replify.errors.ArgumentTypeError` (a ``TypeError``)
+    whose message names the argument, e.g. ``argument "horizon" (str) is not an instance of int``."""
+    from typeguard import typechecked
+
+    return typechecked(func, typecheck_fail_callback=_raise_argument_type_error)

@@ -1,0 +1,71 @@
+"""Every exception and warning replify raises, in one place (DESIGN.md §6).
+
+Each error subclasses the built-in a caller would naturally catch (``ValueError``,
+``TypeError``, ``KeyError``, ``ImportError``), and every message names the argument,
+what was expected and what came.
+"""
+
+from __future__ import annotations
+
+
+class ReplifyError(Exception):
+    """Base class of every replify error."""
+
+
+class InvalidArgumentError(ReplifyError, ValueError):
+    """An argument has the right type but a value outside what is accepted."""
+
+
+class ArgumentTypeError(ReplifyError, TypeError):
+    """An argument of the wrong type, reported at the public boundary (typeguard)."""
+
+
+class CostError(InvalidArgumentError):
+    """A cost vector or cost matrix that is NaN, infinite, of the wrong shape or out of range."""
+
+
+class HorizonError(InvalidArgumentError):
+    """More updates than the learner's horizon, or cost sequences of the wrong length."""
+
+
+class ActionError(InvalidArgumentError):
+    """A learner returned an action that is not a valid action for its problem."""
+
+
+class LearnerProtocolError(ReplifyError, TypeError):
+    """A learner factory that is not callable, or returns an object without act()/update()."""
+
+
+class UnknownNameError(ReplifyError, KeyError):
+    """No learner or adversary is registered under the requested name.
+
+    The message lists the known names. ``str()`` gives the message itself rather than
+    ``KeyError``'s quoted repr, so it reads well in tracebacks and on the command line.
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class DuplicateNameError(ReplifyError, ValueError):
+    """Two plugins registered a learner (or an adversary) under the same name."""
+
+
+class PluginLoadError(ReplifyError, ImportError):
+    """A plugin failed to load while strict plugin loading is on (``REPLIFY_STRICT_PLUGINS=1``)."""
+
+
+class ReplifyWarning(UserWarning):
+    """Base class of every replify warning."""
+
+
+class BlockSizeWarning(ReplifyWarning):
+    """The block size reaches the horizon: the learner plays a single block."""
+
+
+class PluginLoadWarning(ReplifyWarning):
+    """A plugin failed to load; the others keep working."""

@@ -1,0 +1,95 @@
+"""Building registered learners and adversaries by name: :func:`make`, :func:`make_adversary`."""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any, Callable
+
+import numpy as np
+
+from .checks import check_int, check_learner, check_rho, public
+from .errors import InvalidArgumentError, LearnerProtocolError
+from .plugins import registry
+from .randomness import Streams
+
+
+def check_accepts(factory: Callable[..., Any], kwargs: dict[str, Any], *, what: str) -> None:
+    """Refuse keyword arguments the factory would reject, naming them and the accepted ones,
+    instead of letting a bare ``TypeError`` escape from inside the plugin."""
+    try:
+        sig = inspect.signature(factory)
+    except (TypeError, ValueError):  # builtins without a signature: let the call decide
+        return
+    params = sig.parameters.values()
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params):
+        return
+    accepted = {p.name for p in params if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)}
+    unknown = sorted(set(kwargs) - accepted)
+    if unknown:
+        raise InvalidArgumentError(
+            f"{what} does not accept {', '.join(map(repr, unknown))}; it accepts {', '.join(sorted(accepted))}"
+        )
+
+
+@public
+def make(
+    name: str,
+    *,
+    n: int,
+    horizon: int,
+    seed: int | np.random.SeedSequence,
+    rho: float | None = None,
+    **overrides: Any,
+) -> Any:
+    """Build the registered learner ``name`` as it is (not wrapped): its factory is called with
+    ``n``, ``horizon``, ``rng`` (the ``internal`` stream of ``seed``), ``rho`` for a replicable
+    learner, and the ``overrides``. A replicable learner needs ``rho``; a learner with no
+    replicability guarantee refuses it (use :func:`replify.wrap` to make it replicable)."""
+    spec = registry().learner(name)
+    if spec.guarantee is None and rho is not None:
+        raise InvalidArgumentError(
+            f"rho applies only to replicable learners, and {name!r} has no replicability guarantee; "
+            f"got rho={rho}. To make it replicable use replify.wrap({name!r}, rho={rho}, ...)"
+        )
+    if spec.guarantee is not None and rho is None:
+        raise InvalidArgumentError(f"learner {name!r} is {spec.guarantee}-replicable and needs rho in (0, 1); got none")
+    kwargs: dict[str, Any] = dict(
+        n=check_int("n", n, minimum=2),
+        horizon=check_int("horizon", horizon, minimum=1),
+        rng=Streams.from_seed(seed).internal,
+    )
+    if rho is not None:
+        kwargs["rho"] = check_rho(rho)
+    clash = sorted(set(overrides) & {"n", "horizon", "rng"})
+    if clash:
+        raise InvalidArgumentError(f"overrides must not set {', '.join(clash)}: make() derives them")
+    kwargs.update(overrides)
+    check_accepts(spec.factory, kwargs, what=f"learner {name!r}")
+    return check_learner(spec.factory(**kwargs), source=f"learner factory {name!r}")
+
+
+@public
+def make_adversary(
+    name: str,
+    *,
+    n: int,
+    horizon: int,
+    seed: int | np.random.SeedSequence,
+    **params: Any,
+) -> Any:
+    """Build the registered adversary ``name``: a distribution sequence D_1..D_T whose
+    ``sample(rng)`` draws a fresh ``(horizon, n)`` cost matrix. The adversary's own choices
+    use the ``adversary`` stream of ``seed``; they are fixed before any cost is drawn."""
+    spec = registry().adversary(name)
+    kwargs: dict[str, Any] = dict(
+        n=check_int("n", n, minimum=2),
+        horizon=check_int("horizon", horizon, minimum=1),
+        rng=Streams.from_seed(seed).adversary,
+    )
+    check_accepts(spec.factory, {**kwargs, **params}, what=f"adversary {name!r}")
+    seq = spec.factory(**kwargs, **params)
+    if not callable(getattr(seq, "sample", None)):
+        raise LearnerProtocolError(
+            f"adversary factory {name!r} must return an object with sample(rng); got {type(seq).__name__}"
+        )
+    return seq

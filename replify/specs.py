@@ -1,0 +1,122 @@
+"""What a plugin registers: :class:`LearnerSpec` and :class:`AdversarySpec` (DESIGN.md §4),
+and the duck-typed protocols they build (DESIGN.md §2)."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Literal, Mapping, Protocol, runtime_checkable
+
+import attrs
+import numpy as np
+
+from .checks import CostDomain
+
+Problem = Literal["experts", "olo"]
+Norm = Literal["linf", "l1"]
+Guarantee = Literal["adversarial", "iid"]
+COST_RANGES = ((0.0, 1.0), (-1.0, 1.0))
+
+
+@runtime_checkable
+class Learner(Protocol):
+    """An online learner: ``act()`` returns the action for the current step, then
+    ``update(cost)`` reveals that step's cost vector. Built by a factory called with keyword
+    arguments ``n``, ``horizon`` and ``rng`` (a :class:`numpy.random.Generator`)."""
+
+    def act(self) -> Any: ...
+
+    def update(self, cost: np.ndarray) -> None: ...
+
+
+@runtime_checkable
+class DistributionSequence(Protocol):
+    """An oblivious adversary's choice of D_1..D_T (paper §2). ``sample(rng)`` draws one
+    cost sequence S ~ D_1 × … × D_T as a ``(horizon, n)`` array; every call is a fresh,
+    independent draw."""
+
+    n: int
+    horizon: int
+
+    def sample(self, rng: np.random.Generator) -> np.ndarray: ...
+
+
+def _name(instance: Any, attribute: attrs.Attribute, value: Any) -> None:
+    if not isinstance(value, str) or not value or value != value.strip():
+        raise ValueError(f"{attribute.name} must be a non-empty string without surrounding spaces, got {value!r}")
+
+
+def _callable(instance: Any, attribute: attrs.Attribute, value: Any) -> None:
+    if not callable(value):
+        raise TypeError(f"{attribute.name} must be callable, got {value!r} ({type(value).__name__})")
+
+
+def _optional_callable(instance: Any, attribute: attrs.Attribute, value: Any) -> None:
+    if value is not None:
+        _callable(instance, attribute, value)
+
+
+def _one_of(*allowed: Any) -> Callable[[Any, attrs.Attribute, Any], None]:
+    def check(instance: Any, attribute: attrs.Attribute, value: Any) -> None:
+        if value not in allowed:
+            raise ValueError(f"{attribute.name} must be one of {allowed!r}, got {value!r}")
+
+    return check
+
+
+def _cost_range(value: Any) -> tuple[float, float]:
+    try:
+        out = tuple(float(v) for v in value)
+    except (TypeError, ValueError):
+        raise ValueError(f"cost_range must be (0, 1) or (-1, 1), got {value!r}") from None
+    if out not in COST_RANGES:
+        raise ValueError(f"cost_range must be (0, 1) or (-1, 1), got {value!r}")
+    return out  # type: ignore[return-value]
+
+
+@attrs.frozen
+class LearnerSpec:
+    """A registered learner.
+
+    Only ``name``, ``factory`` and ``problem`` are required. ``factory(*, n, horizon, rng,
+    **params)`` builds the learner. ``norm`` and ``cost_range`` say which cost vectors it
+    expects: entries in ``cost_range`` (``(0, 1)`` or ``(-1, 1)``), and ℓ1 norm at most 1
+    when ``norm == "l1"``. ``guarantee`` is its replicability guarantee (``"adversarial"``,
+    ``"iid"`` or ``None``). ``parameters(horizon, n, rho[, D]) -> (block_size, eps)`` gives its
+    theorem's parameters and ``regret_bound(*, horizon, n, **params)`` the bound on its
+    expected regret over ``horizon`` steps on costs in ``cost_range``, when known.
+    """
+
+    name: str = attrs.field(validator=_name)
+    factory: Callable[..., Any] = attrs.field(validator=_callable)
+    problem: Problem = attrs.field(validator=_one_of("experts", "olo"))
+    norm: Norm = attrs.field(default="linf", kw_only=True, validator=_one_of("linf", "l1"))
+    cost_range: tuple[float, float] = attrs.field(default=(0.0, 1.0), kw_only=True, converter=_cost_range)
+    guarantee: Guarantee | None = attrs.field(
+        default=None, kw_only=True, validator=_one_of(None, "adversarial", "iid")
+    )
+    parameters: Callable[..., tuple[int, float]] | None = attrs.field(
+        default=None, kw_only=True, validator=_optional_callable
+    )
+    regret_bound: Callable[..., float] | None = attrs.field(
+        default=None, kw_only=True, validator=_optional_callable
+    )
+    description: str = attrs.field(default="", kw_only=True)
+
+    @property
+    def domain(self) -> CostDomain:
+        """The cost vectors this learner accepts."""
+        return CostDomain.for_input(self.norm, self.cost_range)
+
+
+@attrs.frozen
+class AdversarySpec:
+    """A registered oblivious adversary.
+
+    ``factory(*, n, horizon, rng, **params)`` returns a :class:`DistributionSequence`; ``rng``
+    is the adversary's own stream, for the choices it makes once, before any cost is drawn.
+    ``param_docs`` maps each parameter name to a one-line description.
+    """
+
+    name: str = attrs.field(validator=_name)
+    factory: Callable[..., Any] = attrs.field(validator=_callable)
+    description: str = attrs.field(default="", kw_only=True)
+    param_docs: Mapping[str, str] = attrs.field(factory=dict, kw_only=True, converter=dict)

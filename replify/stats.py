@@ -1,0 +1,86 @@
+"""Exact confidence intervals, with numpy only (the core install stays small; the tests check
+these against scipy.stats).
+
+* :func:`clopper_pearson` — the exact binomial interval for ρ̂: its endpoints solve
+  P(X ≥ k | p) = α/2 and P(X ≤ k | p) = α/2, found by bisection on the binomial tails.
+* :func:`t_interval` — Student's t interval for a mean; the t CDF for integer degrees of
+  freedom is the finite trigonometric series of Abramowitz & Stegun 26.7.3–26.7.4.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+_BISECTIONS = 200  # enough to reach the fixed point of float64 bisection on [0, 1]
+
+
+def _bisect(f, lo: float, hi: float) -> float:
+    """The root of a function increasing on [lo, hi], to float precision."""
+    for _ in range(_BISECTIONS):
+        mid = 0.5 * (lo + hi)
+        if mid in (lo, hi):
+            break
+        if f(mid) < 0.0:
+            lo = mid
+        else:
+            hi = mid
+    return 0.5 * (lo + hi)
+
+
+def _log_binom_pmf(trials: int, p: float) -> np.ndarray:
+    j = np.arange(1, trials + 1, dtype=np.float64)
+    log_choose = np.concatenate(([0.0], np.cumsum(np.log(trials - j + 1.0) - np.log(j))))
+    i = np.arange(trials + 1, dtype=np.float64)
+    return log_choose + i * math.log(p) + (trials - i) * math.log1p(-p)
+
+
+def _binom_mass(trials: int, p: float, lo: int, hi: int) -> float:
+    """P(lo ≤ X ≤ hi) for X ~ Binomial(trials, p), 0 < p < 1, summed in log space so that
+    small tails keep their precision."""
+    logs = _log_binom_pmf(trials, p)[lo : hi + 1]
+    top = logs.max()
+    return float(min(1.0, math.exp(top) * np.exp(logs - top).sum()))
+
+
+def clopper_pearson(successes: int, trials: int, confidence: float = 0.95) -> tuple[float, float]:
+    """The exact (Clopper–Pearson) two-sided interval for a binomial proportion."""
+    if trials < 1 or not 0 <= successes <= trials:
+        raise ValueError(f"need 0 <= successes <= trials and trials >= 1, got {successes}/{trials}")
+    half = (1.0 - confidence) / 2.0
+    k, n = successes, trials
+    # P(X ≥ k | p) increases with p and P(X ≤ k | p) decreases with it.
+    lower = 0.0 if k == 0 else _bisect(lambda p: _binom_mass(n, p, k, n) - half, 0.0, 1.0)
+    upper = 1.0 if k == n else _bisect(lambda p: half - _binom_mass(n, p, 0, k), 0.0, 1.0)
+    return lower, upper
+
+
+def _t_central(theta: float, df: int) -> float:
+    """P(|T| ≤ sqrt(df)·tan θ) for T ~ Student t with ``df`` degrees of freedom (A&S 26.7.3–4)."""
+    s, c2 = math.sin(theta), math.cos(theta) ** 2
+    if df % 2 == 0:
+        i = np.arange(1, df // 2, dtype=np.float64)
+        return s * (1.0 + np.cumprod((2 * i - 1) / (2 * i) * c2).sum())
+    i = np.arange(1, (df - 1) // 2, dtype=np.float64)
+    series = 1.0 + np.cumprod(2 * i / (2 * i + 1) * c2).sum()
+    return (2.0 / math.pi) * (theta + (s * math.sqrt(c2) * series if df > 1 else 0.0))
+
+
+def t_quantile(q: float, df: int) -> float:
+    """The ``q``-quantile (q ≥ ½) of Student's t with integer ``df`` ≥ 1 degrees of freedom."""
+    if df < 1 or not 0.5 <= q < 1.0:
+        raise ValueError(f"need df >= 1 and 0.5 <= q < 1, got df={df}, q={q}")
+    theta = _bisect(lambda th: _t_central(th, df) - (2.0 * q - 1.0), 0.0, math.pi / 2)
+    return math.sqrt(df) * math.tan(theta)
+
+
+def t_interval(values: np.ndarray, confidence: float = 0.95) -> tuple[float, float]:
+    """Student's t interval for the mean of iid ``values`` (at least two)."""
+    values = np.asarray(values, dtype=np.float64)
+    k = values.size
+    if k < 2:
+        raise ValueError(f"a t interval needs at least 2 values, got {k}")
+    mean = float(values.mean())
+    half = t_quantile(0.5 + confidence / 2.0, k - 1) * float(values.std(ddof=1)) / math.sqrt(k)
+    return mean - half, mean + half
