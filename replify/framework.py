@@ -210,10 +210,13 @@ class ReplicableFactory:
 
 
 def _resolve(learner: Any, *, norm: str | None, problem: str | None) -> LearnerSpec:
-    if isinstance(learner, LearnerSpec):
-        return learner
-    if isinstance(learner, str):
-        return registry().learner(learner)
+    if isinstance(learner, (LearnerSpec, str)):
+        spec = learner if isinstance(learner, LearnerSpec) else registry().learner(learner)
+        if problem is not None and problem != spec.problem:
+            raise InvalidArgumentError(
+                f"problem must match learner {spec.name!r}, which is registered for {spec.problem!r}; got {problem!r}"
+            )
+        return spec
     check_factory(learner, name="learner")
     # A plain factory receives the normalised vector as it is, entries in [-1, 1].
     return LearnerSpec(

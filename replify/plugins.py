@@ -193,18 +193,18 @@ class Registry:
         return MappingProxyType(dict(sorted(self._tables[1].items())))
 
     def learner(self, name: str) -> LearnerSpec:
-        return _lookup(self.learners(), name, "learner")
+        return _lookup(self.learners(), name, "learner", "learners")
 
     def adversary(self, name: str) -> AdversarySpec:
-        return _lookup(self.adversaries(), name, "adversary")
+        return _lookup(self.adversaries(), name, "adversary", "adversaries")
 
 
-def _lookup(table: Mapping[str, Any], name: str, label: str) -> Any:
+def _lookup(table: Mapping[str, Any], name: str, label: str, plural: str) -> Any:
     try:
         return table[name]
     except KeyError:
         known = ", ".join(table) or "(none: no plugin registered any)"
-        raise UnknownNameError(f"no {label} named {name!r}; known {label}s: {known}") from None
+        raise UnknownNameError(f"no {label} named {name!r}; known {plural}: {known}") from None
 
 
 _default: Registry | None = None
