@@ -64,7 +64,7 @@ class PluginFailure:
         return f"replify plugin {self.name!r} (distribution {self.distribution}) failed: {self.error}"
 
 
-def _distribution(ep: EntryPoint) -> str:
+def _distribution(ep: Any) -> str:  # an EntryPoint, or anything with its name/load/dist
     dist = getattr(ep, "dist", None)
     return f"{dist.metadata['Name']} {dist.version}" if dist is not None else "unknown"
 
@@ -85,7 +85,7 @@ class Registry:
     be added and removed by hand with :meth:`register` and :meth:`unregister`.
     """
 
-    def __init__(self, entry_points: Iterable[EntryPoint] | None = None) -> None:
+    def __init__(self, entry_points: Iterable[Any] | None = None) -> None:
         self.manager = pluggy.PluginManager(PROJECT)
         self.manager.add_hookspecs(Hookspecs)
         self._entry_points = entry_points
