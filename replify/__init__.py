@@ -17,7 +17,7 @@ from .framework import ReplicableFactory, ReplicableLearner, wrap
 from .plugins import Registry, adversaries, check_pending, hookimpl, hookspec, learners, registry
 from .randomness import Streams
 from .specs import AdversarySpec, DistributionSequence, Learner, LearnerSpec
-from .theory import FrameworkParams
+from .theory import FrameworkParams, certified_eps
 
 try:
     __version__ = version("replify")
@@ -36,6 +36,7 @@ __all__ = [
     "Report",
     "Streams",
     "adversaries",
+    "certified_eps",
     "check_pending",
     "errors",
     "evaluate",

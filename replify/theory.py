@@ -13,8 +13,8 @@ from typing import Any, Literal
 
 import attrs
 
-from .checks import check_int, check_positive
-from .errors import BlockSizeWarning
+from .checks import check_int, check_positive, check_rho, public
+from .errors import BlockSizeWarning, InvalidArgumentError
 
 Norm = Literal["linf", "l1"]
 
@@ -64,6 +64,27 @@ def clip_block_size(requested: float, horizon: int, *, source: str, context: str
             stacklevel=4,
         )
     return block
+
+
+@public
+def certified_eps(*, horizon: int, n: int, rho: float, block_size: int) -> float:
+    """The largest ε for which the union bound in the proof of
+    ``thm:general-framework-guarantees(-ell-infty)`` certifies ρ at block size B:
+    ``2(γ + εm)·(ceil(T/B) − 1) = ρ``, with m and γ from ``lemma:concentration_in_ell_1_norm``.
+
+    The theorem's own B exceeds T until T is in the millions; this is how to pick a smaller B
+    and still have the proof's guarantee (at a larger regret bound).
+    """
+    horizon, n = check_int("horizon", horizon, minimum=1), check_int("n", n, minimum=2)
+    rho, block_size = check_rho(rho), check_int("block_size", block_size, minimum=1)
+    transitions = -(-horizon // block_size) - 1
+    if transitions < 1:
+        raise InvalidArgumentError(
+            f"block_size={block_size} >= horizon={horizon} leaves no transition: one block is replicable for any eps"
+        )
+    m = concentration_radius(horizon, n, rho)
+    # γ = ρ/(4T) by the choice of m, below ρ/(2·transitions) since transitions < T: always room.
+    return (rho / (2.0 * transitions) - concentration_tail(m, horizon, n)) / m
 
 
 @attrs.frozen(kw_only=True)

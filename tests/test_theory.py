@@ -87,3 +87,17 @@ def test_the_test_run_instruments_the_package_with_typeguard():
 
     with pytest.raises(TypeCheckError):
         concentration_tail("3", 100, 4)
+
+
+@pytest.mark.parametrize("T,n,rho,B", [(10_000, 10, 0.1, 2500), (10**6, 2, 0.05, 10**5), (12345, 7, 0.3, 1000)])
+def test_certified_eps_makes_the_union_bound_exactly_rho(T, n, rho, B):
+    eps = replify.certified_eps(horizon=T, n=n, rho=rho, block_size=B)
+    p = framework_params(horizon=T, n=n, rho=rho, norm="linf", block_size=B, eps=eps)
+    assert p.replicability_bound == pytest.approx(rho, rel=1e-12)
+
+
+def test_certified_eps_refuses_impossible_requests():
+    from replify.errors import InvalidArgumentError
+
+    with pytest.raises(InvalidArgumentError, match="leaves no transition"):
+        replify.certified_eps(horizon=100, n=2, rho=0.1, block_size=100)

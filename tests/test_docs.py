@@ -1,0 +1,58 @@
+"""The README's Python blocks and the examples run as written."""
+
+import re
+import subprocess
+import sys
+import types
+import warnings
+from pathlib import Path
+
+import pytest
+
+import replify
+from replify.errors import BlockSizeWarning
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def python_blocks():
+    return re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(), flags=re.S)
+
+
+def test_readme_python_blocks_run_in_order():
+    blocks = python_blocks()
+    assert len(blocks) >= 4
+    namespace: dict = {"__name__": "readme"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", BlockSizeWarning)  # the README shows a default-parameter wrap
+        for i, block in enumerate(blocks):
+            exec(compile(block, f"README.md python block {i + 1}", "exec"), namespace)
+    # The quick start measured what it says.
+    assert namespace["report"].rho_ci[1] <= 0.1
+    assert namespace["actions"].shape == (100_000,)
+    # The plugin block registers a working learner and adversary.
+    reg = replify.Registry(entry_points=())
+    reg.register(types.SimpleNamespace(**{k: namespace[k] for k in ("register_learners", "register_adversaries")}))
+    assert list(reg.learners()) == ["my-ftl"] and list(reg.adversaries()) == ["my-coin-flips"]
+    replify.registry().register(types.SimpleNamespace(register_learners=namespace["register_learners"],
+                                                      register_adversaries=namespace["register_adversaries"]),
+                                name="readme-plugin")
+    try:
+        report = replify.evaluate("my-ftl", "my-coin-flips", n=3, horizon=200, pairs=4, seed=0)
+        assert report.pairs == 4
+    finally:
+        replify.registry().unregister(name="readme-plugin")
+
+
+def test_readme_test_command_is_what_ci_runs():
+    readme = (ROOT / "README.md").read_text()
+    command = 'python -m pip install -e ".[test]" && python -m pytest'
+    assert command in readme and command in (ROOT / ".ci" / "run").read_text()
+
+
+@pytest.mark.slow
+def test_quickstart_runs_and_reports_a_replicable_learner():
+    out = subprocess.run([sys.executable, str(ROOT / "examples" / "quickstart.py")], check=True,
+                         capture_output=True, text=True, timeout=600)
+    assert "wrapped MyHedge" in out.stdout and "plain Hedge" in out.stdout
+    assert re.search(r"interval for rho ends at 0\.\d+ \(<= rho = 0\.1\)", out.stdout), out.stdout
