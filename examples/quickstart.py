@@ -31,36 +31,41 @@ class MyHedge:
         self.loss += cost
 
 
-T, n, rho, pairs = 50_000, 10, 0.1, 200
+def main():
+    T, n, rho, pairs = 50_000, 10, 0.1, 200
 
-# The theorem's own block size, sqrt(8mT/rho), exceeds T until T is in the millions (replify
-# warns when it does). So take 8 blocks, and the largest grid parameter eps for which the
-# proof's union bound still certifies rho at that block size.
-B = T // 8
-eps = replify.certified_eps(horizon=T, n=n, rho=rho, block_size=B)
+    # The theorem's own block size, sqrt(8mT/rho), exceeds T until T is in the millions (replify
+    # warns when it does). So take 8 blocks, and the largest grid parameter eps for which the
+    # proof's union bound still certifies rho at that block size.
+    B = T // 8
+    eps = replify.certified_eps(horizon=T, n=n, rho=rho, block_size=B)
 
-wrapped = replify.evaluate(
-    lambda seed: replify.wrap(MyHedge, n=n, horizon=T, rho=rho, seed=seed, block_size=B, eps=eps),
-    "iid-bernoulli", n=n, horizon=T, pairs=pairs, seed=0,
-    adversary_params={"means": np.linspace(0.3, 0.7, n)},
-)
-# The unwrapped baseline: replify's built-in Hedge (the same algorithm, vectorised).
-plain = replify.evaluate(
-    "hedge", "iid-bernoulli", n=n, horizon=T, pairs=pairs, seed=0,
-    adversary_params={"means": np.linspace(0.3, 0.7, n)},
-)
+    wrapped = replify.evaluate(
+        lambda seed: replify.wrap(MyHedge, n=n, horizon=T, rho=rho, seed=seed, block_size=B, eps=eps),
+        "iid-bernoulli", n=n, horizon=T, pairs=pairs, seed=0,
+        adversary_params={"means": np.linspace(0.3, 0.7, n)},
+    )
+    # The unwrapped baseline: replify's built-in Hedge (the same algorithm, vectorised).
+    plain = replify.evaluate(
+        "hedge", "iid-bernoulli", n=n, horizon=T, pairs=pairs, seed=0,
+        adversary_params={"means": np.linspace(0.3, 0.7, n)},
+    )
 
-p = replify.wrap(MyHedge, n=n, horizon=T, rho=rho, seed=0, block_size=B, eps=eps).params
-print(f"replify {replify.__version__}: T={T}, n={n}, rho={rho}, {pairs} pairs, iid Bernoulli costs")
-print(f"wrapped with {p.algorithm} ({p.theorem}): B={p.block_size}, eps={p.eps:.3g}, "
-      f"proof's union bound {p.replicability_bound:.3f}")
-print()
-print(f"{'learner':<16}{'rho_hat':>9}  {'95% CI':<18}{'regret':>9}  {'95% CI':<20}")
-for name, r in (("wrapped MyHedge", wrapped), ("plain Hedge", plain)):
-    lo, hi = r.rho_ci
-    rlo, rhi = r.regret_ci
-    print(f"{name:<16}{r.rho_hat:>9.3f}  [{lo:.3f}, {hi:.3f}]    {r.regret_mean:>9.1f}  [{rlo:.1f}, {rhi:.1f}]")
-print()
-print(f"The wrapped learner's interval for rho ends at {wrapped.rho_ci[1]:.3f} "
-      f"({'<=' if wrapped.rho_ci[1] <= rho else '>'} rho = {rho}); the plain one diverges in "
-      f"{plain.failures} of {pairs} pairs, first at step {plain.first_divergence_median:.0f} (median).")
+    p = replify.wrap(MyHedge, n=n, horizon=T, rho=rho, seed=0, block_size=B, eps=eps).params
+    print(f"replify {replify.__version__}: T={T}, n={n}, rho={rho}, {pairs} pairs, iid Bernoulli costs")
+    print(f"wrapped with {p.algorithm} ({p.theorem}): B={p.block_size}, eps={p.eps:.3g}, "
+          f"proof's union bound {p.replicability_bound:.3f}")
+    print()
+    print(f"{'learner':<16}{'rho_hat':>9}  {'95% CI':<18}{'regret':>9}  {'95% CI':<20}")
+    for name, r in (("wrapped MyHedge", wrapped), ("plain Hedge", plain)):
+        lo, hi = r.rho_ci
+        rlo, rhi = r.regret_ci
+        print(f"{name:<16}{r.rho_hat:>9.3f}  [{lo:.3f}, {hi:.3f}]    {r.regret_mean:>9.1f}  [{rlo:.1f}, {rhi:.1f}]")
+    print()
+    print(f"The wrapped learner's interval for rho ends at {wrapped.rho_ci[1]:.3f} "
+          f"({'<=' if wrapped.rho_ci[1] <= rho else '>'} rho = {rho}); the plain one diverges in "
+          f"{plain.failures} of {pairs} pairs, first at step {plain.first_divergence_median:.0f} (median).")
+
+
+if __name__ == "__main__":
+    main()

@@ -7,6 +7,10 @@ what was expected and what came.
 
 from __future__ import annotations
 
+import os
+import sys
+import warnings
+
 
 class ReplifyError(Exception):
     """Base class of every replify error."""
@@ -69,3 +73,15 @@ class BlockSizeWarning(ReplifyWarning):
 
 class PluginLoadWarning(ReplifyWarning):
     """A plugin failed to load; the others keep working."""
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def warn(message: str, category: type[Warning]) -> None:
+    """Warn with the location of the first caller outside replify, so that the warning points
+    at the user's line, however deep inside the package it was raised."""
+    level, frame = 2, sys._getframe(1)  # stacklevel 2 is warn()'s caller
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE_DIR):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, category, stacklevel=level)

@@ -20,7 +20,6 @@ Environment variables:
 from __future__ import annotations
 
 import os
-import warnings
 from importlib.metadata import EntryPoint, entry_points
 from types import MappingProxyType
 from typing import Any, Callable, Iterable, Mapping
@@ -28,7 +27,7 @@ from typing import Any, Callable, Iterable, Mapping
 import attrs
 import pluggy
 
-from .errors import DuplicateNameError, PluginLoadError, PluginLoadWarning, UnknownNameError
+from .errors import DuplicateNameError, PluginLoadError, PluginLoadWarning, UnknownNameError, warn
 from .specs import AdversarySpec, LearnerSpec
 
 PROJECT = "replify"
@@ -120,7 +119,7 @@ class Registry:
     def _fail(self, failure: PluginFailure, exc: BaseException) -> None:
         if _strict():
             raise PluginLoadError(f"{failure} (set {STRICT_ENV}=0 to load the others anyway)") from exc
-        warnings.warn(f"{failure}; the other plugins keep working", PluginLoadWarning, stacklevel=5)
+        warn(f"{failure}; the other plugins keep working", PluginLoadWarning)
 
     def _load(self) -> None:
         if self._loaded:

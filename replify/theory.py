@@ -8,13 +8,12 @@ clipped to [1, T]; when it reaches the horizon the learner plays one block, and 
 from __future__ import annotations
 
 import math
-import warnings
 from typing import Any, Literal
 
 import attrs
 
 from .checks import check_int, check_positive, check_rho, public
-from .errors import BlockSizeWarning, InvalidArgumentError
+from .errors import BlockSizeWarning, InvalidArgumentError, warn
 
 Norm = Literal["linf", "l1"]
 
@@ -56,12 +55,11 @@ def clip_block_size(requested: float, horizon: int, *, source: str, context: str
     reaches the horizon, because then the learner plays a single block (DESIGN.md §5)."""
     block = min(max(int(round(requested)), 1), horizon)
     if requested >= horizon:
-        warnings.warn(
+        warn(
             f"{source} block size B={requested:.6g} reaches the horizon T={horizon} ({context}); "
             f"using B={block}: the learner plays a single block, its first action throughout. "
             f"Pass block_size= for a smaller block, at the price of the theorem's guarantee.",
             BlockSizeWarning,
-            stacklevel=4,
         )
     return block
 

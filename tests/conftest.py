@@ -3,25 +3,25 @@ import time, so that typeguard's import hook (``--typeguard-packages``) instrume
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 
-class RandomHedge:
-    """A user's own learner, as in the README: exponential weights sampling with rng.choice, so
-    its action is random and its rng use depends on the costs it was fed."""
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
 
-    def __init__(self, *, n, horizon, rng):
-        self.n, self.rng = n, rng
-        self.eta = np.sqrt(8 * np.log(n) / horizon)
-        self.loss = np.zeros(n)
 
-    def act(self):
-        w = np.exp(-self.eta * (self.loss - self.loss.min()))
-        return int(self.rng.choice(self.n, p=w / w.sum()))
+def __getattr__(name):
+    """``from conftest import RandomHedge``: the user's own learner of the README and the quick
+    start (exponential weights sampling with rng.choice, so its action is random and its rng
+    use depends on the costs it was fed). Imported on demand, after typeguard's hook is on."""
+    if name == "RandomHedge":
+        from quickstart import MyHedge
 
-    def update(self, cost):
-        self.loss += cost
+        return MyHedge
+    raise AttributeError(name)
 
 
 class Spy:

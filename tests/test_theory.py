@@ -101,3 +101,9 @@ def test_certified_eps_refuses_impossible_requests():
 
     with pytest.raises(InvalidArgumentError, match="leaves no transition"):
         replify.certified_eps(horizon=100, n=2, rho=0.1, block_size=100)
+
+
+def test_the_warning_points_at_the_callers_line():
+    with pytest.warns(BlockSizeWarning) as record:
+        replify.wrap("hedge", n=3, horizon=100, rho=0.1, seed=0)
+    assert record[0].filename == __file__
