@@ -16,8 +16,9 @@ from typing import Any
 import numpy as np
 
 import replify
-from replify.checks import CostDomain, check_int, check_positive
-from replify.errors import HorizonError, InvalidArgumentError
+from replify.checks import CostDomain, check_int, check_next_step, check_positive, check_remaining
+from replify.cumulative import running_sums
+from replify.errors import InvalidArgumentError
 
 DOMAIN = CostDomain(low=0.0, high=1.0)
 
@@ -49,8 +50,7 @@ class FTPL:
         return int(np.argmin(self._loss - self.noise))
 
     def update(self, cost: Any) -> None:
-        if self._t >= self.horizon:
-            raise HorizonError(f"update() called for step {self._t + 1}, past the horizon T={self.horizon}")
+        check_next_step(self._t, self.horizon)
         self._loss += DOMAIN.check(cost, n=self.n, step=self._t + 1)
         self._t += 1
 
@@ -58,11 +58,8 @@ class FTPL:
         """Actions ``(L,)`` on ``costs`` ``(L, n)``; bit-identical to stepping."""
         c = DOMAIN.check_matrix(costs, n=self.n, first_step=self._t + 1)
         rows = c.shape[0]
-        if self._t + rows > self.horizon:
-            raise HorizonError(f"costs has {rows} rows but only {self.horizon - self._t} steps remain (T={self.horizon})")
-        cums = np.empty((rows + 1, self.n))
-        cums[0], cums[1:] = self._loss, c
-        np.cumsum(cums, axis=0, out=cums)
+        check_remaining(self._t, rows, self.horizon)
+        cums = running_sums(self._loss, c)
         out = np.argmin(cums[:-1] - self.noise, axis=1).astype(np.int64)
         self._loss = cums[-1].copy()
         self._t += rows

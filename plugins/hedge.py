@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 
 import replify
-from replify.checks import CostDomain, check_int, check_positive
-from replify.errors import HorizonError
+from replify.checks import CostDomain, check_int, check_next_step, check_positive, check_remaining
+from replify.cumulative import running_sums
 
 DOMAIN = CostDomain(low=0.0, high=1.0)
 
@@ -50,8 +50,7 @@ class Hedge:
         return self._action
 
     def update(self, cost: Any) -> None:
-        if self._t >= self.horizon:
-            raise HorizonError(f"update() called for step {self._t + 1}, past the horizon T={self.horizon}")
+        check_next_step(self._t, self.horizon)
         self._loss += DOMAIN.check(cost, n=self.n, step=self._t + 1)
         self._t += 1
         if self._t < self.horizon:  # the next step's action, drawn now so act() is idempotent
@@ -61,14 +60,11 @@ class Hedge:
         """Actions ``(L,)`` on ``costs`` ``(L, n)``; bit-identical to stepping."""
         c = DOMAIN.check_matrix(costs, n=self.n, first_step=self._t + 1)
         rows = c.shape[0]
-        if self._t + rows > self.horizon:
-            raise HorizonError(f"costs has {rows} rows but only {self.horizon - self._t} steps remain (T={self.horizon})")
+        check_remaining(self._t, rows, self.horizon)
         out = np.empty(rows, dtype=np.int64)
         if rows == 0:
             return out
-        cums = np.empty((rows + 1, self.n))
-        cums[0], cums[1:] = self._loss, c
-        np.cumsum(cums, axis=0, out=cums)  # the same float additions as update()
+        cums = running_sums(self._loss, c)  # the same float additions as update()
         draws = min(self._t + rows, self.horizon - 1) - self._t
         nxt = np.argmin(self.eta * cums[1 : 1 + draws] - self._rng.gumbel(size=(draws, self.n)), axis=1)
         out[0] = self._action

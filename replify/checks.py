@@ -15,7 +15,9 @@ import numpy as np
 
 from .errors import (
     ActionError,
+    ArgumentTypeError,
     CostError,
+    HorizonError,
     InvalidArgumentError,
     LearnerProtocolError,
 )
@@ -132,6 +134,18 @@ class CostDomain:
         )
 
 
+def check_next_step(t: int, horizon: int) -> None:
+    """Refuse an update beyond the horizon (``t`` steps played so far)."""
+    if t >= horizon:
+        raise HorizonError(f"update() called for step {t + 1}, past the horizon T={horizon}")
+
+
+def check_remaining(t: int, rows: int, horizon: int) -> None:
+    """Refuse a cost sequence longer than the steps left before the horizon."""
+    if t + rows > horizon:
+        raise HorizonError(f"costs has {rows} rows but only {horizon - t} steps remain before the horizon T={horizon}")
+
+
 def check_action(action: Any, *, n: int, problem: str, step: int, source: str) -> Any:
     """An experts action is an ``int`` in ``[0, n)``; an OLO action a finite vector of shape ``(n,)``."""
     if problem == "experts":
@@ -185,8 +199,6 @@ def public(func: Any) -> Any:
     import typing
 
     from typeguard import TypeCheckError, check_type
-
-    from .errors import ArgumentTypeError
 
     sig = inspect.signature(func)
     hints: dict[str, Any] | None = None

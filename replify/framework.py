@@ -15,8 +15,19 @@ from typing import Any, Callable, Literal
 
 import numpy as np
 
-from .checks import CostDomain, check_action, check_factory, check_int, check_learner, check_rho, public
-from .errors import HorizonError, InvalidArgumentError
+from .checks import (
+    CostDomain,
+    check_action,
+    check_factory,
+    check_int,
+    check_learner,
+    check_next_step,
+    check_remaining,
+    check_rho,
+    public,
+)
+from .cumulative import running_sums
+from .errors import InvalidArgumentError
 from .grid import grid_point
 from .plugins import registry
 from .randomness import Seed, Streams, seed_sequence
@@ -120,8 +131,7 @@ class ReplicableLearner:
 
     def update(self, cost: Any) -> None:
         """Reveal the current step's cost vector; at the end of a block, move to the next."""
-        if self._t >= self.horizon:
-            raise HorizonError(f"update() called for step {self._t + 1}, past the horizon T={self.horizon}")
+        check_next_step(self._t, self.horizon)
         c = self.domain.check(cost, n=self.n, step=self._t + 1)
         self._cum += c
         self._t += 1
@@ -139,21 +149,13 @@ class ReplicableLearner:
         """
         c_all = self.domain.check_matrix(costs, n=self.n, first_step=self._t + 1)
         length = c_all.shape[0]
-        if self._t + length > self.horizon:
-            raise HorizonError(
-                f"costs has {length} rows but only {self.horizon - self._t} steps remain "
-                f"before the horizon T={self.horizon}"
-            )
+        check_remaining(self._t, length, self.horizon)
         out = np.empty(length, dtype=np.int64) if self.problem == "experts" else np.empty((length, self.n))
         b = self.block_size
         for start in range(0, length, CHUNK_ROWS):
             chunk = c_all[start : start + CHUNK_ROWS]
             t0, rows = self._t, chunk.shape[0]
-            # Cumulative sums seeded with the running total, so that every row is the same
-            # sequence of float additions as update() performs: the results are bit-identical.
-            cums = np.empty((rows + 1, self.n))
-            cums[0], cums[1:] = self._cum, chunk
-            np.cumsum(cums, axis=0, out=cums)
+            cums = running_sums(self._cum, chunk)  # bit-identical to update()'s additions
             # Steps s in (t0, t0+rows] after which a transition happens: s % B == 0 and s < T.
             ends = np.arange((t0 // b + 1) * b, min(t0 + rows, self.horizon - 1) + 1, b)
             at = cums[ends - t0]
