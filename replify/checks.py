@@ -7,11 +7,15 @@ two numpy reductions and build the long message only once something is wrong.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import numbers
+import typing
 from typing import Any, Literal
 
 import attrs
 import numpy as np
+from typeguard import TypeCheckError, check_type
 
 from .errors import (
     ActionError,
@@ -194,12 +198,6 @@ def public(func: Any) -> Any:
     ``@typechecked``, so users and the test run — where typeguard's import hook instruments the
     whole package and replaces ``@typechecked`` — see the same error.
     """
-    import functools
-    import inspect
-    import typing
-
-    from typeguard import TypeCheckError, check_type
-
     sig = inspect.signature(func)
     hints: dict[str, Any] | None = None
 

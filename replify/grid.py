@@ -13,16 +13,18 @@ import numpy as np
 
 def grid_point(x: np.ndarray, u: np.ndarray, eps: float) -> np.ndarray:
     """The unique point of the grid with offset ``u/eps`` and spacing ``1/eps`` inside the cube
-    ``x + [0, 1/eps)^n``.
+    ``x + [0, 1/eps)^n``: the smallest grid point >= x, coordinate by coordinate.
 
     Works elementwise on arrays of any (matching) shape, so one call can round the cumulative
     costs of many transitions at once; the result is bit-identical to rounding them one by one.
     """
     spacing = 1.0 / eps
     k = np.ceil(x * eps - u)
-    g = (u + k) * spacing
-    # In exact arithmetic g is in the cube; in floating point the products above can land one
-    # ulp across a face. Step to the neighbouring grid point when they do, so the invariant
-    # x <= g < x + spacing holds for the floats we return, not only on paper.
-    k = np.where(g < x, k + 1.0, np.where(g >= x + spacing, k - 1.0, k))
+    # In exact arithmetic (u + k)/eps is the point; in floating point the products above can
+    # land one ulp across a face of the cube. Correct with the very expression returned, so
+    # that g >= x holds exactly for the floats returned, and step down only when the grid
+    # point below is itself still >= x. The upper face then holds up to rounding: where x and
+    # x + 1/eps are within an ulp of a grid point, no float answer is better than the other.
+    k = np.where((u + k) * spacing < x, k + 1.0, k)
+    k = np.where((u + (k - 1.0)) * spacing >= x, k - 1.0, k)
     return (u + k) * spacing

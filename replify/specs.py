@@ -9,6 +9,7 @@ import attrs
 import numpy as np
 
 from .checks import CostDomain
+from .errors import InvalidArgumentError, LearnerProtocolError
 
 Problem = Literal["experts", "olo"]
 Norm = Literal["linf", "l1"]
@@ -41,12 +42,14 @@ class DistributionSequence(Protocol):
 
 def _name(instance: Any, attribute: attrs.Attribute, value: Any) -> None:
     if not isinstance(value, str) or not value or value != value.strip():
-        raise ValueError(f"{attribute.name} must be a non-empty string without surrounding spaces, got {value!r}")
+        raise InvalidArgumentError(
+            f"{attribute.name} must be a non-empty string without surrounding spaces, got {value!r}"
+        )
 
 
 def _callable(instance: Any, attribute: attrs.Attribute, value: Any) -> None:
     if not callable(value):
-        raise TypeError(f"{attribute.name} must be callable, got {value!r} ({type(value).__name__})")
+        raise LearnerProtocolError(f"{attribute.name} must be callable, got {value!r} ({type(value).__name__})")
 
 
 def _optional_callable(instance: Any, attribute: attrs.Attribute, value: Any) -> None:
@@ -57,7 +60,7 @@ def _optional_callable(instance: Any, attribute: attrs.Attribute, value: Any) ->
 def _one_of(*allowed: Any) -> Callable[[Any, attrs.Attribute, Any], None]:
     def check(instance: Any, attribute: attrs.Attribute, value: Any) -> None:
         if value not in allowed:
-            raise ValueError(f"{attribute.name} must be one of {allowed!r}, got {value!r}")
+            raise InvalidArgumentError(f"{attribute.name} must be one of {allowed!r}, got {value!r}")
 
     return check
 
@@ -66,9 +69,9 @@ def _cost_range(value: Any) -> tuple[float, float]:
     try:
         out = tuple(float(v) for v in value)
     except (TypeError, ValueError):
-        raise ValueError(f"cost_range must be (0, 1) or (-1, 1), got {value!r}") from None
+        raise InvalidArgumentError(f"cost_range must be (0, 1) or (-1, 1), got {value!r}") from None
     if out not in COST_RANGES:
-        raise ValueError(f"cost_range must be (0, 1) or (-1, 1), got {value!r}")
+        raise InvalidArgumentError(f"cost_range must be (0, 1) or (-1, 1), got {value!r}")
     return out  # type: ignore[return-value]
 
 

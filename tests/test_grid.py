@@ -6,24 +6,37 @@ from hypothesis import strategies as st
 
 from replify.grid import grid_point
 
-coords = st.floats(min_value=-1e6, max_value=1e6, allow_nan=False, allow_infinity=False)
-epss = st.floats(min_value=1e-7, max_value=10.0)
+coords = st.floats(min_value=-1e9, max_value=1e9, allow_nan=False, allow_infinity=False)
+epss = st.floats(min_value=1e-9, max_value=10.0)
 
 
-@settings(max_examples=300, deadline=None)
-@given(x=st.lists(coords, min_size=1, max_size=8), eps=epss, seed=st.integers(0, 2**32 - 1))
-def test_grid_point_lies_in_its_cube_and_on_its_grid(x, eps, seed):
+def in_cube(g, x, spacing):
+    """x <= g exactly, and g < x + spacing up to the rounding of floats of that magnitude (where
+    x + spacing is within an ulp of a grid point no float answer is better than the other)."""
+    ulps = 4 * np.spacing(np.maximum(np.abs(x), np.abs(g)))
+    return np.all(g >= x) and np.all(g - x < spacing + ulps)
+
+
+# Derandomised: the same examples on every run, so CI is deterministic; the examples still
+# cover the extremes of the ranges, where float rounding bites.
+@settings(max_examples=2000, deadline=None, derandomize=True)
+@given(
+    x=st.lists(coords, min_size=1, max_size=4),
+    eps=epss,
+    u=st.lists(st.floats(0.0, 1.0, exclude_max=True), min_size=4, max_size=4),
+)
+def test_grid_point_lies_in_its_cube_and_on_its_grid(x, eps, u):
     x = np.array(x)
-    u = np.random.default_rng(seed).random(x.shape)
+    u = np.array(u[: x.size])
     g = grid_point(x, u, eps)
     spacing = 1.0 / eps
-    assert np.all(g >= x) and np.all(g < x + spacing)
+    assert in_cube(g, x, spacing)
     # On the grid {u/eps + z/eps}: (g*eps - u) is an integer up to rounding.
     z = g * eps - u
     assert np.allclose(z, np.round(z), rtol=0, atol=1e-6 * np.maximum(1.0, np.abs(z)))
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=25, deadline=None, derandomize=True)
 @given(x=coords, eps=epss, seed=st.integers(0, 2**32 - 1))
 def test_grid_offset_is_uniform_in_the_cube(x, eps, seed):
     # For a uniform offset, g - x is uniform on [0, 1/eps). Kolmogorov–Smirnov distance against
@@ -35,6 +48,17 @@ def test_grid_offset_is_uniform_in_the_cube(x, eps, seed):
     ecdf_hi = np.arange(1, k + 1) / k
     d = max(np.max(ecdf_hi - v), np.max(v - (ecdf_hi - 1.0 / k)))
     assert d <= math.sqrt(math.log(2 / 1e-6) / (2 * k))
+
+
+def test_float_edge_cases_found_by_search():
+    # Cases where the cube's faces are within an ulp of a grid point (found by a long search).
+    for x, u, eps in [
+        (1e-09, 0.0, 1e-09),
+        (981230492.0803392, 0.4095837640404304, 56.330982466945194),
+        (-980661399.0765909, 0.9724407492493221, 292.0685763890843),
+        (-895353331.5948647, 0.2393651824244255, 948.2708711547393),
+    ]:
+        assert in_cube(grid_point(np.array([x]), np.array([u]), eps), np.array([x]), 1.0 / eps)
 
 
 def test_rounding_many_points_at_once_is_bit_identical_to_one_at_a_time():

@@ -5,7 +5,7 @@ import pytest
 from pluggy import PluginValidationError
 
 import replify
-from replify.errors import DuplicateNameError, PluginLoadError, PluginLoadWarning, UnknownNameError
+from replify.errors import DuplicateNameError, ReplifyError, PluginLoadError, PluginLoadWarning, UnknownNameError
 from replify.plugins import BLOCK_ENV, STRICT_ENV, Registry
 
 from conftest import RandomHedge
@@ -181,7 +181,7 @@ def test_builtins_are_registered_through_the_entry_point_group():
     ],
 )
 def test_learner_spec_validates_its_fields(kw, match):
-    with pytest.raises((ValueError, TypeError), match=match):
+    with pytest.raises(ReplifyError, match=match):
         replify.LearnerSpec(**kw)
 
 
