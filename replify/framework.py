@@ -15,18 +15,8 @@ from typing import Any, Callable, Literal
 
 import numpy as np
 
-from .checks import (
-    CostDomain,
-    check_action,
-    check_factory,
-    check_int,
-    check_learner,
-    check_next_step,
-    check_remaining,
-    check_rho,
-    public,
-)
-from .cumulative import running_sums
+from .blocks import BlockLearner
+from .checks import CostDomain, check_action, check_factory, check_int, check_learner, check_rho, public
 from .errors import InvalidArgumentError
 from .grid import grid_point
 from .plugins import registry
@@ -34,12 +24,8 @@ from .randomness import Seed, Streams, seed_sequence
 from .specs import LearnerSpec
 from .theory import FrameworkParams, framework_params
 
-#: Rows of costs processed at once by :meth:`ReplicableLearner.run`: bounds its working memory
-#: (a chunk of cumulative sums) whatever the length of the sequence.
-CHUNK_ROWS = 1 << 16
 
-
-class ReplicableLearner:
+class ReplicableLearner(BlockLearner):
     """An adversarially ρ-replicable learner built from an internal learner by the general
     framework (Alg. ``general-framework`` / ``general-framework-ell-infty``).
 
@@ -62,9 +48,9 @@ class ReplicableLearner:
         rounding: bool = True,
     ) -> None:
         self.spec = spec
-        self.n = check_int("n", n, minimum=2)
-        self.horizon = check_int("horizon", horizon, minimum=1)
+        self.problem = spec.problem
         self.seed = seed_sequence(seed)
+        n, horizon = check_int("n", n, minimum=2), check_int("horizon", horizon, minimum=1)
         if spec.norm == "l1" and norm == "linf":
             raise InvalidArgumentError(
                 f"norm must be 'l1' for learner {spec.name!r}, which expects l1-bounded costs; got 'linf' "
@@ -76,46 +62,27 @@ class ReplicableLearner:
         scale = 2.0 if self._affine else 1.0
         internal_regret = None
         if spec.regret_bound is not None:
-            internal_regret = lambda k: scale * spec.regret_bound(horizon=k, n=self.n)  # noqa: E731
+            internal_regret = lambda k: scale * spec.regret_bound(horizon=k, n=n)  # noqa: E731
         self.params: FrameworkParams = framework_params(
-            horizon=self.horizon,
-            n=self.n,
-            rho=check_rho(rho),
-            norm=norm,
-            block_size=block_size,
-            eps=eps,
-            internal_regret=internal_regret,
-            rounding=rounding,
+            horizon=horizon, n=n, rho=check_rho(rho), norm=norm, block_size=block_size, eps=eps,
+            internal_regret=internal_regret, rounding=rounding,
         )
-        self.domain = CostDomain(low=-1.0, high=1.0, l1=norm == "l1")
+        super().__init__(
+            n=n, horizon=horizon, block_size=self.params.block_size,
+            domain=CostDomain(low=-1.0, high=1.0, l1=norm == "l1"),
+        )
         streams = Streams(self.seed)
         self._grid_rng = streams.grid
         self.internal = check_learner(
             spec.factory(n=self.n, horizon=self.params.n_blocks, rng=streams.internal),
             source=f"learner factory {spec.name!r}",
         )
-        self._t = 0
-        self._cum = np.zeros(self.n)
         self._anchor = np.zeros(self.n)  # c_{1:t-1-B}: the cumulative cost at the last transition
-        self._action = self._internal_action(step=1)
-
-    # -- the parameters in force ----------------------------------------------------------
-    @property
-    def block_size(self) -> int:
-        return self.params.block_size
+        self._action = self._check(self.internal.act(), 1)
 
     @property
     def eps(self) -> float:
         return self.params.eps
-
-    @property
-    def problem(self) -> str:
-        return self.spec.problem
-
-    @property
-    def t(self) -> int:
-        """Steps played so far."""
-        return self._t
 
     def __repr__(self) -> str:
         p = self.params
@@ -124,58 +91,23 @@ class ReplicableLearner:
             f"norm={p.norm!r}, block_size={p.block_size}, eps={p.eps:.6g})"
         )
 
-    # -- the learner protocol -------------------------------------------------------------
-    def act(self) -> Any:
-        """The action for the current step (constant within a block)."""
-        return self._action
+    def _check(self, action: Any, step: int) -> Any:
+        return check_action(action, n=self.n, problem=self.problem, step=step, source=f"internal learner {self.spec.name!r}")
 
-    def update(self, cost: Any) -> None:
-        """Reveal the current step's cost vector; at the end of a block, move to the next."""
-        check_next_step(self._t, self.horizon)
-        c = self.domain.check(cost, n=self.n, step=self._t + 1)
-        self._cum += c
-        self._t += 1
-        if self._t % self.block_size == 0 and self._t < self.horizon:
-            fed = self._fed(self._cum[None, :], self._anchor[None, :])[0]
-            self._anchor = self._cum.copy()
-            self._action = self._transition(fed, step=self._t + 1)
+    def _decide(self, cums: np.ndarray, steps: np.ndarray) -> Any:
+        """Round every transition's cumulative costs at once (two fresh offsets each), then
+        feed the internal learner one vector per transition, in order."""
+        fed = self._fed(cums, np.vstack([self._anchor[None, :], cums[:-1]]))
+        self._anchor = cums[-1].copy()
+        actions = []
+        for x, s in zip(fed, steps.tolist()):  # the internal learner is sequential: once per block
+            self.internal.update(x)
+            actions.append(self._check(self.internal.act(), s + 1))
+        return actions
 
-    def run(self, costs: Any) -> np.ndarray:
-        """Play a whole cost sequence ``(L, n)`` from the current state; return the actions
-        ``(L,)`` (experts) or ``(L, n)`` (OLO). Bit-identical to L calls of act()/update().
-
-        Per-step work is numpy (cumulative sums, rounding every transition of a chunk at
-        once); Python runs once per block, to call the internal learner.
-        """
-        c_all = self.domain.check_matrix(costs, n=self.n, first_step=self._t + 1)
-        length = c_all.shape[0]
-        check_remaining(self._t, length, self.horizon)
-        out = np.empty(length, dtype=np.int64) if self.problem == "experts" else np.empty((length, self.n))
-        b = self.block_size
-        for start in range(0, length, CHUNK_ROWS):
-            chunk = c_all[start : start + CHUNK_ROWS]
-            t0, rows = self._t, chunk.shape[0]
-            cums = running_sums(self._cum, chunk)  # bit-identical to update()'s additions
-            # Steps s in (t0, t0+rows] after which a transition happens: s % B == 0 and s < T.
-            ends = np.arange((t0 // b + 1) * b, min(t0 + rows, self.horizon - 1) + 1, b)
-            at = cums[ends - t0]
-            fed = self._fed(at, np.vstack([self._anchor[None, :], at[:-1]]))
-            pos = 0
-            for k, s in enumerate(ends.tolist()):
-                out[start + pos : start + s - t0] = self._action
-                self._action = self._transition(fed[k], step=s + 1)
-                pos = s - t0
-            out[start + pos : start + rows] = self._action
-            if ends.size:
-                self._anchor = at[-1].copy()
-            self._cum = cums[-1].copy()
-            self._t += rows
-        return out
-
-    # -- the framework ----------------------------------------------------------------------
     def _fed(self, cum: np.ndarray, anchor: np.ndarray) -> np.ndarray:
-        """The vectors fed to the internal learner at k transitions at once: rows of ``cum``
-        are c_{1:t-1}, rows of ``anchor`` c_{1:t-1-B}. Two fresh offsets per transition."""
+        """The vectors fed to the internal learner at k transitions: rows of ``cum`` are
+        c_{1:t-1}, rows of ``anchor`` c_{1:t-1-B}."""
         u = self._grid_rng.random((cum.shape[0], 2, self.n))
         if self.params.rounding:
             diff = grid_point(cum, u[:, 0], self.eps) - grid_point(anchor, u[:, 1], self.eps)
@@ -183,18 +115,6 @@ class ReplicableLearner:
             diff = cum - anchor
         x = diff / self.params.normaliser
         return (x + 1.0) / 2.0 if self._affine else x
-
-    def _transition(self, fed: np.ndarray, *, step: int) -> Any:
-        self.internal.update(fed)
-        return self._internal_action(step=step)
-
-    def _internal_action(self, *, step: int) -> Any:
-        return check_action(
-            self.internal.act(), n=self.n, problem=self.problem, step=step,
-            source=f"internal learner {self.spec.name!r}",
-        )
-
-
 class ReplicableFactory:
     """What the decorator form of :func:`wrap` returns: calling it with the remaining keyword
     arguments (typically ``n`` and ``seed``) builds a :class:`ReplicableLearner`."""

@@ -83,9 +83,13 @@ class LearnerSpec:
     **params)`` builds the learner. ``norm`` and ``cost_range`` say which cost vectors it
     expects: entries in ``cost_range`` (``(0, 1)`` or ``(-1, 1)``), and ℓ1 norm at most 1
     when ``norm == "l1"``. ``guarantee`` is its replicability guarantee (``"adversarial"``,
-    ``"iid"`` or ``None``). ``parameters(horizon, n, rho[, D]) -> (block_size, eps)`` gives its
-    theorem's parameters and ``regret_bound(*, horizon, n, **params)`` the bound on its
-    expected regret over ``horizon`` steps on costs in ``cost_range``, when known.
+    ``"iid"`` or ``None``). ``parameters(*, horizon, n, rho[, diameter], block_size=None,
+    eps=None)`` gives its theorem's parameters (an object with ``block_size``, ``eps`` and
+    ``to_dict()``, the same as the built learner's ``params``); a learner with a parameter
+    function needs ``rho`` and one without refuses it. ``regret_bound(*, horizon, n, **params)``
+    bounds its expected regret over ``horizon`` steps on costs in ``cost_range``.
+    ``union_bound(*, horizon, n, rho)`` is its replicability proof's per-transition bound
+    (:class:`~replify.blocks.UnionBound`), which :func:`replify.certified_eps` inverts.
     """
 
     name: str = attrs.field(validator=_name)
@@ -102,6 +106,7 @@ class LearnerSpec:
     regret_bound: Callable[..., float] | None = attrs.field(
         default=None, kw_only=True, validator=_optional_callable
     )
+    union_bound: Callable[..., Any] | None = attrs.field(default=None, kw_only=True, validator=_optional_callable)
     description: str = attrs.field(default="", kw_only=True)
 
     @property

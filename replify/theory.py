@@ -8,10 +8,11 @@ clipped to [1, T]; when it reaches the horizon the learner plays one block, and 
 from __future__ import annotations
 
 import math
-from typing import Any, Literal
+from typing import Any, Callable, Literal
 
 import attrs
 
+from .blocks import BlockParams, UnionBound, n_blocks
 from .checks import check_int, check_positive, check_rho, public
 from .errors import BlockSizeWarning, InvalidArgumentError, warn
 
@@ -64,60 +65,26 @@ def clip_block_size(requested: float, horizon: int, *, source: str, context: str
     return block
 
 
-@public
-def certified_eps(*, horizon: int, n: int, rho: float, block_size: int) -> float:
-    """The largest ε for which the union bound in the proof of
-    ``thm:general-framework-guarantees(-ell-infty)`` certifies ρ at block size B:
-    ``2(γ + εm)·(ceil(T/B) − 1) = ρ``, with m and γ from ``lemma:concentration_in_ell_1_norm``.
-
-    The theorem's own B exceeds T until T is in the millions; this is how to pick a smaller B
-    and still have the proof's guarantee (at a larger regret bound).
-    """
-    horizon, n = check_int("horizon", horizon, minimum=1), check_int("n", n, minimum=2)
-    rho, block_size = check_rho(rho), check_int("block_size", block_size, minimum=1)
-    transitions = -(-horizon // block_size) - 1
-    if transitions < 1:
-        raise InvalidArgumentError(
-            f"block_size={block_size} >= horizon={horizon} leaves no transition: one block is replicable for any eps"
-        )
+def framework_union_bound(horizon: int, n: int, rho: float) -> UnionBound:
+    """The proof of ``thm:general-framework-guarantees(-ell-infty)``: at a transition the grid
+    points g and g' each differ between the two runs with probability at most γ + εm."""
     m = concentration_radius(horizon, n, rho)
-    # γ = ρ/(4T) by the choice of m, below ρ/(2·transitions) since transitions < T: always room.
-    return (rho / (2.0 * transitions) - concentration_tail(m, horizon, n)) / m
+    return UnionBound(tail=2.0 * concentration_tail(m, horizon, n), slope=2.0 * m)
 
 
 @attrs.frozen(kw_only=True)
-class FrameworkParams:
-    """The parameters in force for a wrapped learner, where they come from, and what the
-    theorem then guarantees.
+class FrameworkParams(BlockParams):
+    """:class:`~replify.blocks.BlockParams` of a wrapped learner, plus the general framework's
+    own: ``norm``, the concentration radius ``m`` and tail ``γ``, the ``normaliser``
+    (B + 2/ε or B + 2n/ε) and whether ``rounding`` is on. ``regret_bound`` is
+    ``normaliser · Regret_{T/B}(internal)`` (``lem:regret-general-framework`` and its ℓ∞
+    twin) when the internal learner's spec declares a regret bound, else ``None``."""
 
-    ``replicability_bound`` is the proof's union bound ``2(γ + εm)`` per transition, summed
-    over the transitions that actually occur (``ceil(T/B) − 1``; the paper writes ``T/B``);
-    when it is at most ρ the proof certifies ρ-replicability for these parameters.
-    ``regret_bound`` is ``normaliser · Regret_{T/B}(internal)`` (``lem:regret-general-framework``
-    and its ℓ∞ twin) when the internal learner's spec declares a regret bound, else ``None``.
-    """
-
-    algorithm: str
-    theorem: str
     norm: Norm
-    horizon: int
-    n: int
-    rho: float
-    block_size: int
-    eps: float
-    block_size_theorem: float
-    overrides: tuple[str, ...]
     m: float
     gamma: float
     normaliser: float
-    n_blocks: int
-    replicability_bound: float
-    regret_bound: float | None
-    regret_bound_formula: str
     rounding: bool
-
-    def to_dict(self) -> dict[str, Any]:
-        return attrs.asdict(self, recurse=False) | {"overrides": list(self.overrides)}
 
 
 def framework_params(
@@ -141,18 +108,14 @@ def framework_params(
     of the vectors fed to it, if known.
     """
     b_theorem = theorem_block_size(horizon, n, rho, norm)
-    overrides = tuple(name for name, v in (("block_size", block_size), ("eps", eps)) if v is not None)
-    if block_size is None:
-        block = clip_block_size(b_theorem, horizon, source="the theorem's", context=f"n={n}, rho={rho}")
-    else:
-        requested = check_int("block_size", block_size, minimum=1)
-        block = clip_block_size(requested, horizon, source="the requested", context=f"n={n}, rho={rho}")
-    eps_used = eps_for_block_size(block, n, norm) if eps is None else check_positive("eps", eps)
+    block, eps_used, overrides = resolve_block_and_eps(
+        b_theorem, horizon=horizon, block_size=block_size, eps=eps,
+        eps_of_block=lambda b: eps_for_block_size(b, n, norm), context=f"n={n}, rho={rho}",
+    )
     m = concentration_radius(horizon, n, rho)
-    gamma = concentration_tail(m, horizon, n)
     normaliser = block + (2.0 if norm == "linf" else 2.0 * n) / eps_used
-    n_blocks = -(-horizon // block)
-    internal = None if internal_regret is None else float(internal_regret(n_blocks))
+    blocks = n_blocks(horizon, block)
+    internal = None if internal_regret is None else float(internal_regret(blocks))
     width = "2/eps" if norm == "linf" else "2n/eps"
     return FrameworkParams(
         algorithm=ALGORITHMS[norm],
@@ -166,11 +129,68 @@ def framework_params(
         block_size_theorem=b_theorem,
         overrides=overrides,
         m=m,
-        gamma=gamma,
+        gamma=concentration_tail(m, horizon, n),
         normaliser=normaliser,
-        n_blocks=n_blocks,
-        replicability_bound=2.0 * (gamma + eps_used * m) * (n_blocks - 1),
+        n_blocks=blocks,
+        replicability_bound=framework_union_bound(horizon, n, rho).value(eps_used, blocks - 1),
         regret_bound=None if internal is None else normaliser * internal,
         regret_bound_formula=f"(B + {width}) * Regret_{{T/B}}(internal)",
         rounding=rounding,
     )
+
+
+def resolve_block_and_eps(
+    theorem_block: float,
+    *,
+    horizon: int,
+    block_size: int | None,
+    eps: float | None,
+    eps_of_block: Callable[[int], float],
+    context: str,
+) -> tuple[int, float, tuple[str, ...]]:
+    """The block size and ε in force: the theorem's B (rounded, clipped to [1, T], with a
+    warning when it reaches T) unless ``block_size`` overrides it, and ``eps_of_block(B)`` —
+    the theorem's relation, applied to the B in force — unless ``eps`` overrides it."""
+    overrides = tuple(name for name, v in (("block_size", block_size), ("eps", eps)) if v is not None)
+    if block_size is None:
+        block = clip_block_size(theorem_block, horizon, source="the theorem's", context=context)
+    else:
+        requested = check_int("block_size", block_size, minimum=1)
+        block = clip_block_size(requested, horizon, source="the requested", context=context)
+    eps_used = eps_of_block(block) if eps is None else check_positive("eps", eps)
+    return block, eps_used, overrides
+
+
+@public
+def certified_eps(
+    learner: str | None = None, *, horizon: int, n: int, rho: float, block_size: int
+) -> float:
+    """The largest ε for which the union bound in the replicability proof certifies ρ at block
+    size B: for the general framework (``learner=None``, ``thm:general-framework-guarantees``)
+    or a registered learner whose spec declares its proof's union bound (``"fllb"``,
+    ``"ftplb-star"``). The bound is ``(tail + ε·slope)·(ceil(T/B) − 1)``.
+
+    The theorems' own B exceeds T until T is in the millions; this is how to pick a smaller B
+    and keep the proof's guarantee, at a larger regret bound.
+    """
+    horizon, n = check_int("horizon", horizon, minimum=1), check_int("n", n, minimum=2)
+    rho, block_size = check_rho(rho), check_int("block_size", block_size, minimum=1)
+    transitions = n_blocks(horizon, block_size) - 1
+    if transitions < 1:
+        raise InvalidArgumentError(
+            f"block_size={block_size} >= horizon={horizon} leaves no transition: one block is replicable for any eps"
+        )
+    if learner is None:
+        union = framework_union_bound(horizon, n, rho)
+    else:
+        from .plugins import registry  # the registry sits above theory in the import order
+
+        spec = registry().learner(learner)
+        if spec.union_bound is None:
+            raise InvalidArgumentError(
+                f"learner {learner!r} declares no replicability union bound (guarantee: {spec.guarantee}); "
+                "certified_eps applies to adversarially replicable learners"
+            )
+        union = spec.union_bound(horizon=horizon, n=n, rho=rho)
+    # Every proof here has a tail of at most ρ/(2T) < ρ/(2·transitions): there is always room.
+    return union.certified_eps(rho, transitions)

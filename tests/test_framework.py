@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 import replify
-from replify import framework
+from replify import blocks
 from replify.errors import BlockSizeWarning
 from replify.grid import grid_point
 
@@ -20,7 +20,7 @@ def step_all(learner, costs):
 @pytest.mark.parametrize("norm", ["linf", "l1"])
 @pytest.mark.parametrize("factory", [RandomHedge, "hedge", "ftpl"])
 def test_run_is_bit_identical_to_stepping(norm, factory, monkeypatch):
-    monkeypatch.setattr(framework, "CHUNK_ROWS", 97)  # cross many chunk boundaries
+    monkeypatch.setattr(blocks, "CHUNK_ROWS", 97)  # cross many chunk boundaries
     T, n = 6000, 6
     costs = np.random.default_rng(1).uniform(-0.015, 0.015, (T, n))
     costs[:, 0] = np.where(np.arange(T) < T // 5, -0.9, 0.9)  # a leader that turns into a loser

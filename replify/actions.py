@@ -1,0 +1,133 @@
+"""Action sets for online linear optimisation (paper §3), each given by its linear-minimisation
+oracle ``argmin_{a ∈ A} a·g`` and its ℓ1 diameter D (``theorem:regret-replicable-FTPLB``).
+
+``argmin`` works on many cost vectors at once (rows of ``g``) so that an algorithm can decide
+every transition of a chunk in one call. The experts' :class:`Simplex` plays expert indices
+(``int``); the others play vectors of shape ``(dim,)``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+import numpy as np
+
+from .checks import as_float_array, check_int
+from .errors import InvalidArgumentError
+
+
+class ActionSet:
+    """Base class: ``dim``, ``diameter`` (ℓ1), ``experts`` (actions are indices) and the oracle."""
+
+    dim: int
+    experts: bool = False
+
+    @property
+    def diameter(self) -> float:
+        raise NotImplementedError
+
+    def argmin(self, g: np.ndarray) -> np.ndarray:
+        """For each row of ``g`` (shape ``(k, dim)``), an action minimising ``a·g``."""
+        raise NotImplementedError
+
+    def vectors(self, actions: np.ndarray) -> np.ndarray:
+        """Actions as vectors ``(k, dim)`` (indices are mapped to their vertices)."""
+        return np.asarray(actions, dtype=np.float64)
+
+    def min_cost(self, total: np.ndarray) -> float:
+        """``min_{a ∈ A} a·total``: the best fixed action's cost in hindsight."""
+        best = self.vectors(self.argmin(total[None, :]))[0]
+        return float(best @ total)
+
+
+@attrs.frozen
+class Simplex(ActionSet):
+    """The probability simplex in R^n, through its vertices e_1..e_n: the experts problem.
+    D = 2. Actions are expert indices."""
+
+    dim: int = attrs.field(converter=lambda v: check_int("Simplex dimension", v, minimum=2))
+    experts = True
+
+    @property
+    def diameter(self) -> float:
+        return 2.0
+
+    def argmin(self, g: np.ndarray) -> np.ndarray:
+        return np.argmin(g, axis=1)
+
+    def vectors(self, actions: np.ndarray) -> np.ndarray:
+        return np.eye(self.dim)[np.asarray(actions)]
+
+    def min_cost(self, total: np.ndarray) -> float:
+        return float(total.min())
+
+
+@attrs.frozen
+class Box(ActionSet):
+    """The box [0,1]^n. D = n. The oracle sets a_i = 1 exactly where g_i < 0."""
+
+    dim: int = attrs.field(converter=lambda v: check_int("Box dimension", v, minimum=1))
+
+    @property
+    def diameter(self) -> float:
+        return float(self.dim)
+
+    def argmin(self, g: np.ndarray) -> np.ndarray:
+        return (g < 0.0).astype(np.float64)
+
+
+@attrs.frozen
+class L1Ball(ActionSet):
+    """The unit ℓ1 ball {a : ‖a‖₁ ≤ 1}. D = 2. The oracle plays the vertex −sign(g_j)·e_j at
+    the coordinate j of largest |g_j| (−e_j when g_j = 0)."""
+
+    dim: int = attrs.field(converter=lambda v: check_int("L1Ball dimension", v, minimum=1))
+
+    @property
+    def diameter(self) -> float:
+        return 2.0
+
+    def argmin(self, g: np.ndarray) -> np.ndarray:
+        j = np.argmax(np.abs(g), axis=1)
+        out = np.zeros_like(g, dtype=np.float64)
+        out[np.arange(g.shape[0]), j] = np.where(g[np.arange(g.shape[0]), j] >= 0.0, -1.0, 1.0)
+        return out
+
+
+def _points(value: Any) -> np.ndarray:
+    pts = as_float_array("Finite points", value)
+    if pts.ndim != 2 or pts.shape[0] < 2 or not np.isfinite(pts).all():
+        raise InvalidArgumentError(
+            f"Finite points must be a finite array of shape (k, dim) with k >= 2, got shape {pts.shape}"
+        )
+    pts = pts.copy()
+    pts.flags.writeable = False
+    return pts
+
+
+@attrs.frozen(eq=False)
+class Finite(ActionSet):
+    """A finite set of action vectors (the rows of ``points``). D = the largest ℓ1 distance
+    between two of them; ties in the oracle go to the first row."""
+
+    points: np.ndarray = attrs.field(converter=_points)
+    _diameter: float = attrs.field(init=False, repr=False)
+
+    def __attrs_post_init__(self) -> None:
+        p = self.points  # O(k^2 dim) once; sets of a few thousand points are fine
+        d = max(float(np.abs(p[i] - p).sum(axis=1).max()) for i in range(p.shape[0]))
+        if d == 0.0:
+            raise InvalidArgumentError("Finite points must not all be equal: the l1 diameter D is 0")
+        object.__setattr__(self, "_diameter", d)
+
+    @property
+    def dim(self) -> int:  # type: ignore[override]
+        return int(self.points.shape[1])
+
+    @property
+    def diameter(self) -> float:
+        return self._diameter
+
+    def argmin(self, g: np.ndarray) -> np.ndarray:
+        return self.points[np.argmin(g @ self.points.T, axis=1)]

@@ -1,0 +1,156 @@
+"""Learners that play one action per block and decide at block boundaries from cumulative
+costs alone (DESIGN.md §3, "the block invariant"): the general framework (§5), FLLB and FTPLB
+(§3), FTPLB* (§4), and — with B = 1 — the FTPL and FLL baselines.
+
+:class:`BlockLearner` implements the protocol once: ``update`` adds the cost into the running
+total and, after a step s with s % B == 0 and s < T, asks the algorithm for the next action;
+``run`` does the same for a whole sequence with numpy, handing the algorithm the cumulative
+costs at every boundary of a chunk in one call and filling the actions with ``np.repeat``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+import numpy as np
+
+from .checks import CostDomain, check_action, check_int, check_next_step, check_remaining
+from .cumulative import running_sums
+
+#: Rows of costs handled at once by :meth:`BlockLearner.run`; bounds its working memory.
+CHUNK_ROWS = 1 << 16
+
+
+@attrs.frozen(kw_only=True)
+class UnionBound:
+    """A proof's bound on the probability that two runs decide differently at one transition,
+    ``tail + eps * slope``; over all transitions the runs differ with probability at most
+    ``(tail + eps * slope) * transitions`` (the paper writes T/B for the number of transitions;
+    replify counts the ``ceil(T/B) − 1`` that occur)."""
+
+    tail: float
+    slope: float
+
+    def value(self, eps: float, transitions: int) -> float:
+        return (self.tail + eps * self.slope) * transitions
+
+    def certified_eps(self, rho: float, transitions: int) -> float:
+        """The largest ε for which the bound is at most ρ."""
+        return (rho / transitions - self.tail) / self.slope
+
+
+@attrs.frozen(kw_only=True)
+class BlockParams:
+    """The parameters in force for a block learner, the theorem they come from, and what it
+    guarantees for them: ``replicability_bound`` is the proof's union bound (``None`` when the
+    paper proves no replicability) and ``regret_bound`` the bound on expected regret."""
+
+    algorithm: str
+    theorem: str
+    horizon: int
+    n: int
+    rho: float | None
+    block_size: int
+    eps: float
+    block_size_theorem: float | None
+    overrides: tuple[str, ...]
+    n_blocks: int
+    replicability_bound: float | None
+    regret_bound: float | None
+    regret_bound_formula: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return attrs.asdict(self, recurse=False) | {"overrides": list(self.overrides)}
+
+
+def n_blocks(horizon: int, block_size: int) -> int:
+    return -(-horizon // block_size)
+
+
+class BlockLearner:
+    """Base class of learners whose action is constant on blocks of ``block_size`` steps and
+    is decided at the boundaries from the cumulative costs c_{1:s} (and the learner's own
+    randomness). Subclasses set ``self._action`` (the first block's action) and implement
+    :meth:`_decide`."""
+
+    #: ``"experts"`` (actions are indices) or ``"olo"`` (actions are vectors).
+    problem: str = "experts"
+
+    def __init__(self, *, n: int, horizon: int, block_size: int, domain: CostDomain) -> None:
+        self.n = check_int("n", n, minimum=1)
+        self.horizon = check_int("horizon", horizon, minimum=1)
+        self.block_size = check_int("block_size", block_size, minimum=1)
+        self.domain = domain
+        self._t = 0
+        self._cum = np.zeros(self.n)
+        self._action: Any = None
+
+    @property
+    def t(self) -> int:
+        """Steps played so far."""
+        return self._t
+
+    def _decide(self, cums: np.ndarray, steps: np.ndarray) -> Any:
+        """The actions of the blocks that start after steps ``steps`` (1-based, increasing),
+        given ``cums[k] = c_{1:steps[k]}``: an array of k indices (experts) or ``(k, n)``."""
+        raise NotImplementedError
+
+    def _check(self, action: Any, step: int) -> Any:
+        return check_action(action, n=self.n, problem=self.problem, step=step, source=type(self).__name__)
+
+    # -- the learner protocol -------------------------------------------------------------
+    def act(self) -> Any:
+        """The action for the current step (constant within a block)."""
+        return self._action
+
+    def update(self, cost: Any) -> None:
+        """Reveal the current step's cost vector; at the end of a block, decide the next."""
+        check_next_step(self._t, self.horizon)
+        self._cum += self.domain.check(cost, n=self.n, step=self._t + 1)
+        self._t += 1
+        if self._t % self.block_size == 0 and self._t < self.horizon:
+            self._action = self._check(self._decide(self._cum.copy()[None, :], np.array([self._t]))[0], self._t + 1)
+
+    def run(self, costs: Any) -> np.ndarray:
+        """Play a cost sequence ``(L, n)`` from the current state; return the actions ``(L,)``
+        (experts) or ``(L, n)`` (OLO), bit-identical to L calls of act()/update()."""
+        c = self.domain.check_matrix(costs, n=self.n, first_step=self._t + 1)
+        rows_total = c.shape[0]
+        check_remaining(self._t, rows_total, self.horizon)
+        b = self.block_size
+        parts = []
+        for start in range(0, rows_total, CHUNK_ROWS):
+            chunk = c[start : start + CHUNK_ROWS]
+            t0, rows = self._t, chunk.shape[0]
+            cums = running_sums(self._cum, chunk)  # bit-identical to update()'s additions
+            # Steps s in (t0, t0 + rows] after which a new block starts: s % B == 0 and s < T.
+            ends = np.arange((t0 // b + 1) * b, min(t0 + rows, self.horizon - 1) + 1, b)
+            if ends.size:
+                decided = self._validated(self._decide(cums[ends - t0], ends), ends)
+                values = np.concatenate([np.asarray([self._action]), decided])
+                self._action = int(decided[-1]) if self.problem == "experts" else decided[-1].copy()
+            else:
+                values = np.asarray([self._action])
+            lengths = np.diff(np.concatenate([[0], ends - t0, [rows]]))
+            parts.append(np.repeat(values, lengths, axis=0))
+            self._cum = cums[-1].copy()
+            self._t += rows
+        if not parts:
+            return np.empty(0, dtype=np.int64) if self.problem == "experts" else np.empty((0, self.n))
+        out = np.concatenate(parts)
+        return out.astype(np.int64, copy=False) if self.problem == "experts" else out
+
+    def _validated(self, decided: Any, ends: np.ndarray) -> np.ndarray:
+        """Check a whole batch of decided actions at once (a Python check per block would undo
+        the vectorisation of the baselines, which decide at every step)."""
+        arr = np.asarray(decided)
+        if self.problem == "experts":
+            if arr.shape != ends.shape or arr.dtype.kind not in "iu" or not (arr.min() >= 0 and arr.max() < self.n):
+                bad = next(i for i, a in enumerate(decided) if not (isinstance(a, (int, np.integer)) and 0 <= a < self.n))
+                self._check(decided[bad], int(ends[bad]) + 1)
+            return arr.astype(np.int64, copy=False)
+        if arr.shape != (ends.size, self.n) or not np.isfinite(arr).all():
+            for a, s in zip(decided, ends):
+                self._check(a, int(s) + 1)
+        return arr.astype(np.float64, copy=False)
