@@ -10,6 +10,7 @@ import numpy as np
 
 from .checks import check_action, check_int, check_real, public
 from .errors import ActionError, CostError, InvalidArgumentError
+from .actions import ActionSet
 from .factory import make, make_adversary
 from .plugins import registry
 from .randomness import ADVERSARY, DATA, INTERNAL, Streams, child, seed_sequence
@@ -113,34 +114,46 @@ class Report:
 
 def play(learner: Any, costs: np.ndarray, *, n: int, problem: str = "experts") -> np.ndarray:
     """The actions of ``learner`` on ``costs``: its own ``run`` when it has one, otherwise
-    act()/update() step by step (the only way to drive an arbitrary black-box learner)."""
+    act()/update() step by step (the only way to drive an arbitrary black-box learner).
+    Experts actions come back as ``(T,)`` indices, OLO actions as ``(T, n)`` vectors."""
     horizon = costs.shape[0]
     if callable(getattr(learner, "run", None)):
         actions = np.asarray(learner.run(costs))
         if problem == "experts":
-            if actions.shape != (horizon,) or actions.dtype.kind not in "iu" or (
-                horizon and not (actions.min() >= 0 and actions.max() < n)
-            ):
+            ok = actions.shape == (horizon,) and actions.dtype.kind in "iu"
+            if not ok or (horizon and not (actions.min() >= 0 and actions.max() < n)):
                 raise ActionError(
                     f"learner.run() must return {horizon} integer expert indices in [0, {n}); "
                     f"got an array of shape {actions.shape} and dtype {actions.dtype}"
                 )
+        elif actions.shape != (horizon, n) or actions.dtype.kind not in "iuf" or not np.isfinite(actions).all():
+            raise ActionError(
+                f"learner.run() must return {horizon} finite action vectors, shape ({horizon}, {n}); "
+                f"got shape {actions.shape} and dtype {actions.dtype}"
+            )
         return actions
-    out = np.empty(horizon, dtype=np.int64)
+    out = np.empty(horizon, dtype=np.int64) if problem == "experts" else np.empty((horizon, n))
     for t in range(horizon):
         out[t] = check_action(learner.act(), n=n, problem=problem, step=t + 1, source="learner.act()")
         learner.update(costs[t])
     return out
 
 
-def experts_regret(costs: np.ndarray, actions: np.ndarray) -> float:
-    """Σ_t c_t(a_t) − min_a Σ_t c_t(a) (paper §2, experts problem)."""
-    paid = costs[np.arange(costs.shape[0]), actions].sum()
-    return float(paid - costs.sum(axis=0).min())
+def regret(costs: np.ndarray, actions: np.ndarray, action_set: ActionSet | None = None) -> float:
+    """Σ_t cost(a_t, c_t) − min_a Σ_t cost(a, c_t) (paper §2): c_t(a_t) for experts (integer
+    actions), a_t·c_t over ``action_set`` for OLO (vector actions)."""
+    if actions.ndim == 1:
+        return float(costs[np.arange(costs.shape[0]), actions].sum() - costs.sum(axis=0).min())
+    if action_set is None:
+        raise InvalidArgumentError(
+            "the regret of vector (OLO) actions needs the action set: pass actions= to evaluate(), "
+            "or give the learner an action_set attribute"
+        )
+    return float(np.einsum("ij,ij->", actions, costs) - action_set.min_cost(costs.sum(axis=0)))
 
 
 def _divergence(a: np.ndarray, b: np.ndarray) -> tuple[bool, float, int]:
-    same = a == b
+    same = a == b if a.ndim == 1 else (a == b).all(axis=1)
     first = 0 if same.all() else int(np.argmin(same)) + 1
     return first == 0, float(same.mean()), first
 
@@ -155,13 +168,15 @@ def evaluate(
     pairs: int,
     seed: int | np.random.SeedSequence,
     rho: float | None = None,
+    actions: ActionSet | None = None,
     adversary_params: Mapping[str, Any] | None = None,
     confidence: float = 0.95,
+    **overrides: Any,
 ) -> Report:
     """Measure replicability and regret over ``pairs`` paired runs (paper §2).
 
-    ``learner`` is a registered name (built with :func:`replify.make`, passing ``rho`` for a
-    replicable one) or a callable ``seed -> learner``. Pair k builds the learner twice from the
+    ``learner`` is a registered name (built with :func:`replify.make`, passing on ``rho``,
+    ``actions`` and ``overrides`` such as ``block_size=``) or a callable ``seed -> learner``. Pair k builds the learner twice from the
     same seed — the two runs share R — and runs one copy on each of two independent draws S, S'
     of ``adversary`` (a registered name built with ``adversary_params``, or a distribution
     sequence). The adversary is built once, from the evaluation seed's ``adversary`` stream.
@@ -196,20 +211,22 @@ def evaluate(
     if isinstance(learner, str):
         spec = registry().learner(learner)
         name = learner
-        build = lambda s: make(name, n=n, horizon=horizon, seed=s, rho=rho)  # noqa: E731
+        build = lambda s: make(name, n=n, horizon=horizon, seed=s, rho=rho, actions=actions, **overrides)  # noqa: E731
         label = learner
     else:
         if not callable(learner):
             raise InvalidArgumentError(f"learner must be a registered name or a callable seed -> learner, got {learner!r}")
-        if rho is not None:
-            raise InvalidArgumentError("rho applies only when learner is a registered name; pass it inside your callable")
+        given = [k for k, v in (("rho", rho), *overrides.items()) if v is not None]
+        if given:
+            raise InvalidArgumentError(
+                f"{', '.join(given)} applies only when learner is a registered name; pass it inside your callable"
+            )
         build, label = learner, getattr(learner, "__qualname__", type(learner).__name__)
-    problem = spec.problem if spec is not None else "experts"
 
     identical = np.empty(pairs, dtype=bool)
     agreement = np.empty(pairs)
     first = np.empty(pairs, dtype=np.int64)
-    regret = np.empty((pairs, 2))
+    regrets = np.empty((pairs, 2))
     params = None
     for k in range(pairs):  # one Python iteration per pair: each pair builds two learners
         pair_seed = child(root, INTERNAL, k)
@@ -226,14 +243,10 @@ def evaluate(
                     f"adversary {adversary_label!r} must sample finite costs of shape ({horizon}, {n}); "
                     f"got shape {costs.shape}"
                 )
-            actions = play(run_learner, costs, n=n, problem=problem)
-            if actions.ndim != 1:
-                raise InvalidArgumentError(
-                    "evaluate() measures regret for experts learners (integer actions); "
-                    f"learner {label!r} returned actions of shape {actions.shape[1:]}"
-                )
-            regret[k, side] = experts_regret(costs, actions)
-            runs.append(actions)
+            problem = getattr(run_learner, "problem", spec.problem if spec is not None else "experts")
+            played = play(run_learner, costs, n=n, problem=problem)
+            regrets[k, side] = regret(costs, played, getattr(run_learner, "action_set", None) or actions)
+            runs.append(played)
             if params is None and hasattr(run_learner, "params"):
                 p = run_learner.params
                 params = p.to_dict() if hasattr(p, "to_dict") else dict(p)
@@ -242,7 +255,7 @@ def evaluate(
     bound = None
     if params is not None and params.get("regret_bound") is not None:
         bound = float(params["regret_bound"])
-    elif spec is not None and spec.regret_bound is not None and spec.guarantee is None:
+    elif spec is not None and spec.regret_bound is not None and spec.parameters is None and spec.guarantee is None:
         bound = float(spec.regret_bound(horizon=horizon, n=n))
     return Report(
         learner=label,
@@ -255,7 +268,7 @@ def evaluate(
         identical=identical,
         agreement=agreement,
         first_divergence=first,
-        regret=regret,
+        regret=regrets,
         params=params,
         regret_bound=bound,
     )

@@ -9,6 +9,7 @@ import numpy as np
 
 from .checks import check_int, check_learner, check_rho, public
 from .errors import InvalidArgumentError, LearnerProtocolError
+from .actions import ActionSet
 from .plugins import registry
 from .randomness import Streams
 
@@ -35,24 +36,37 @@ def check_accepts(factory: Callable[..., Any], kwargs: dict[str, Any], *, what: 
 def make(
     name: str,
     *,
-    n: int,
+    n: int | None = None,
     horizon: int,
     seed: int | np.random.SeedSequence,
     rho: float | None = None,
+    actions: ActionSet | None = None,
     **overrides: Any,
 ) -> Any:
-    """Build the registered learner ``name`` as it is (not wrapped): its factory is called with
-    ``n``, ``horizon``, ``rng`` (the ``internal`` stream of ``seed``), ``rho`` for a replicable
-    learner, and the ``overrides``. A replicable learner needs ``rho``; a learner with no
-    replicability guarantee refuses it (use :func:`replify.wrap` to make it replicable)."""
+    """Build the registered learner ``name`` as it is (not wrapped).
+
+    Its factory is called with ``n`` (or the dimension of ``actions``), ``horizon``, ``rng``
+    (the ``internal`` stream of ``seed``), ``rho`` and ``actions`` when given, and the
+    ``overrides`` (``block_size=``, ``eps=``, …). A learner with a replicability guarantee or
+    whose parameters come from a theorem in ρ needs ``rho``; a learner with neither — a
+    non-replicable baseline — refuses it (:func:`replify.wrap` makes any learner replicable).
+    """
     spec = registry().learner(name)
-    if spec.guarantee is None and rho is not None:
+    takes_rho = spec.parameters is not None or spec.guarantee is not None
+    if not takes_rho and rho is not None:
         raise InvalidArgumentError(
-            f"rho applies only to replicable learners, and {name!r} has no replicability guarantee; "
-            f"got rho={rho}. To make it replicable use replify.wrap({name!r}, rho={rho}, ...)"
+            f"rho applies only to learners whose parameters come from a replicability theorem, and {name!r} "
+            f"has no replicability guarantee; got rho={rho}. To make it replicable use replify.wrap({name!r}, rho={rho}, ...)"
         )
-    if spec.guarantee is not None and rho is None:
-        raise InvalidArgumentError(f"learner {name!r} is {spec.guarantee}-replicable and needs rho in (0, 1); got none")
+    if takes_rho and rho is None:
+        label = f"{spec.guarantee}-replicable" if spec.guarantee else "parametrised by rho"
+        raise InvalidArgumentError(f"learner {name!r} is {label} and needs rho in (0, 1); got none")
+    if actions is not None:
+        if n is not None and n != actions.dim:
+            raise InvalidArgumentError(f"n={n} does not match the dimension {actions.dim} of actions={actions!r}")
+        n = actions.dim
+    if n is None:
+        raise InvalidArgumentError(f"make({name!r}) needs n (the number of experts or the dimension) or actions=")
     kwargs: dict[str, Any] = dict(
         n=check_int("n", n, minimum=2),
         horizon=check_int("horizon", horizon, minimum=1),
@@ -60,6 +74,8 @@ def make(
     )
     if rho is not None:
         kwargs["rho"] = check_rho(rho)
+    if actions is not None:
+        kwargs["actions"] = actions
     clash = sorted(set(overrides) & {"n", "horizon", "rng"})
     if clash:
         raise InvalidArgumentError(f"overrides must not set {', '.join(clash)}: make() derives them")
