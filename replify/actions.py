@@ -131,3 +131,17 @@ class Finite(ActionSet):
 
     def argmin(self, g: np.ndarray) -> np.ndarray:
         return self.points[np.argmin(g @ self.points.T, axis=1)]
+
+
+def resolve_actions(n: int, actions: ActionSet | None) -> ActionSet:
+    """The action set of an OLO learner: ``actions``, or the experts' simplex on n vertices.
+    Its dimension must be n and its ℓ1 diameter D positive (the regret bounds scale with D)."""
+    if actions is None:
+        return Simplex(n)
+    if not isinstance(actions, ActionSet):
+        raise InvalidArgumentError(f"actions must be a replify.actions.ActionSet, got {type(actions).__name__}")
+    if actions.dim != n:
+        raise InvalidArgumentError(f"actions has dimension {actions.dim}, but n={n}")
+    if not actions.diameter > 0.0:
+        raise InvalidArgumentError(f"actions must have a positive l1 diameter D, got D={actions.diameter}")
+    return actions

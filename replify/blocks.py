@@ -64,6 +64,14 @@ class BlockParams:
         return attrs.asdict(self, recurse=False) | {"overrides": list(self.overrides)}
 
 
+@attrs.frozen(kw_only=True)
+class OLOParams(BlockParams):
+    """:class:`BlockParams` of an online linear optimisation learner, with the ℓ1 diameter D
+    of its action set (its regret bounds scale with D)."""
+
+    diameter: float
+
+
 def n_blocks(horizon: int, block_size: int) -> int:
     return -(-horizon // block_size)
 
@@ -154,3 +162,26 @@ class BlockLearner:
             for a, s in zip(decided, ends):
                 self._check(a, int(s) + 1)
         return arr.astype(np.float64, copy=False)
+
+
+class OLOBlockLearner(BlockLearner):
+    """A block learner over an action set (paper §3): costs of ℓ1 norm at most 1, actions from
+    ``action_set.argmin``; the experts' simplex makes it play expert indices."""
+
+    def __init__(self, *, action_set: Any, horizon: int, params: BlockParams) -> None:
+        super().__init__(
+            n=action_set.dim, horizon=horizon, block_size=params.block_size,
+            domain=CostDomain(low=-1.0, high=1.0, l1=True),
+        )
+        self.action_set = action_set
+        self.problem = "experts" if action_set.experts else "olo"
+        self.params = params
+
+    @property
+    def eps(self) -> float:
+        return self.params.eps
+
+    def _first(self, g: np.ndarray) -> Any:
+        """The action for t = 1, a transition: the leader on the noise alone (c_{1:0} = 0)."""
+        first = self.action_set.argmin(g[None, :])[0]
+        return int(first) if self.problem == "experts" else first

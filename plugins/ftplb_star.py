@@ -1,0 +1,117 @@
+"""FTPLB*: Follow the Perturbed Leader with Geometric Noise and Block Updates
+(paper §4, Alg. ``FTPLB-star``; guarantees ``thm:FTPLS-regret-replicability``).
+
+    Sample X_a ~ Geo(ε) for every expert a (support {1, 2, …}).
+    for t = 1..T:
+        if t − 1 is a multiple of B:  a_t ← argmin_a c_{1:t−1}(a) − X_a
+        else:                         a_t ← a_{t−1}
+
+Theorem parameters (natural logarithms):
+    p = sqrt(2 (ln(8T/ρ)/ln n + 1)),  B = (8 p ln(n) T / ρ)^{2/3},  ε = sqrt(ln n / (B T)).
+Regret ≤ εBT + ln n/ε (``theorem:regret-replicable-FTPLB-star``). Replicability: at a
+transition the two runs differ with probability at most ρ/(2T) + 4εp·sqrt(T ln n).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+import replify
+from replify.blocks import BlockLearner, BlockParams, UnionBound, n_blocks
+from replify.checks import CostDomain, check_int, check_rho
+from replify.errors import InvalidArgumentError
+from replify.theory import resolve_block_and_eps
+
+ALGORITHM, THEOREM = "FTPLB-star", "thm:FTPLS-regret-replicability"
+DOMAIN = CostDomain(low=0.0, high=1.0)
+
+
+def concentration_p(horizon: int, n: int, rho: float) -> float:
+    """p = sqrt(2(ln(8T/ρ)/ln n + 1)): every expert's cumulative costs in the two runs stay
+    within 2p·sqrt(T ln n) of each other except with probability ρ/(2T) (proof of the theorem)."""
+    return math.sqrt(2.0 * (math.log(8.0 * horizon / rho) / math.log(n) + 1.0))
+
+
+def theorem_block_size(horizon: int, n: int, rho: float) -> float:
+    return (8.0 * concentration_p(horizon, n, rho) * math.log(n) * horizon / rho) ** (2.0 / 3.0)
+
+
+def eps_for_block_size(block_size: int, horizon: int, n: int) -> float:
+    """ε = sqrt(ln n / (B T)), which balances εBT against ln n/ε."""
+    return math.sqrt(math.log(n) / (block_size * horizon))
+
+
+def regret_bound(*, horizon: int, n: int, block_size: int, eps: float, **_: Any) -> float:
+    """εBT + ln n/ε (``theorem:regret-replicable-FTPLB-star``)."""
+    return eps * block_size * horizon + math.log(n) / eps
+
+
+def union_bound(*, horizon: int, n: int, rho: float) -> UnionBound:
+    p = concentration_p(horizon, n, rho)
+    return UnionBound(tail=rho / (2.0 * horizon), slope=4.0 * p * math.sqrt(horizon * math.log(n)))
+
+
+def parameters(
+    *, horizon: int, n: int, rho: float, block_size: int | None = None, eps: float | None = None
+) -> BlockParams:
+    """The parameters of ``thm:FTPLS-regret-replicability`` (overridable), with the regret and
+    replicability bounds they give."""
+    horizon, n, rho = check_int("horizon", horizon, minimum=1), check_int("n", n, minimum=2), check_rho(rho)
+    b_theorem = theorem_block_size(horizon, n, rho)
+    block, eps_used, overrides = resolve_block_and_eps(
+        b_theorem, horizon=horizon, block_size=block_size, eps=eps,
+        eps_of_block=lambda b: eps_for_block_size(b, horizon, n), context=f"{ALGORITHM}, n={n}, rho={rho}",
+    )
+    blocks = n_blocks(horizon, block)
+    return BlockParams(
+        algorithm=ALGORITHM, theorem=THEOREM, horizon=horizon, n=n, rho=rho, block_size=block, eps=eps_used,
+        block_size_theorem=b_theorem, overrides=overrides, n_blocks=blocks,
+        replicability_bound=union_bound(horizon=horizon, n=n, rho=rho).value(eps_used, blocks - 1),
+        regret_bound=regret_bound(horizon=horizon, n=n, block_size=block, eps=eps_used),
+        regret_bound_formula="eps*B*T + ln(n)/eps",
+    )
+
+
+class GeometricLeader(BlockLearner):
+    """The perturbed leader with Geo(ε) noise drawn once, updated every ``block_size`` steps:
+    FTPLB* for B ≥ 1, and the experts FTPL baseline for B = 1."""
+
+    def __init__(self, *, n: int, horizon: int, rng: np.random.Generator, params: BlockParams) -> None:
+        if not 0.0 < params.eps <= 1.0:
+            raise InvalidArgumentError(f"eps must be in (0, 1] (a geometric parameter), got {params.eps}")
+        super().__init__(n=n, horizon=horizon, block_size=params.block_size, domain=DOMAIN)
+        self.params = params
+        self.noise = rng.geometric(params.eps, size=self.n).astype(np.float64)  # X_a, support {1, 2, ...}
+        self._action = int(np.argmin(-self.noise))  # t = 1 is a transition: c_{1:0} = 0
+
+    @property
+    def eps(self) -> float:
+        return self.params.eps
+
+    def _decide(self, cums: np.ndarray, steps: np.ndarray) -> np.ndarray:
+        return np.argmin(cums - self.noise, axis=1)
+
+
+def FTPLBStar(
+    *, n: int, horizon: int, rng: np.random.Generator, rho: float,
+    block_size: int | None = None, eps: float | None = None,
+) -> GeometricLeader:
+    """FTPLB* with the theorem's parameters for (T, n, ρ), or the given overrides."""
+    return GeometricLeader(
+        n=n, horizon=horizon, rng=rng, params=parameters(horizon=horizon, n=n, rho=rho, block_size=block_size, eps=eps)
+    )
+
+
+@replify.hookimpl
+def register_learners(register):
+    register(
+        replify.LearnerSpec(
+            "ftplb-star", FTPLBStar, "experts",
+            norm="linf", cost_range=(0.0, 1.0), guarantee="adversarial",
+            parameters=parameters, regret_bound=regret_bound, union_bound=union_bound,
+            description="FTPL with Geo(eps) noise and block updates (Alg. FTPLB*), adversarially rho-replicable",
+        )
+    )
