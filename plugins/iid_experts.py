@@ -121,7 +121,7 @@ class IidExperts:
         self.noise: np.ndarray | None = None  # X^{(i)} of the current block
         self.switched_at: int | None = None  # the step after which FTPL took over, if it did
         self._anchor = np.zeros(self.n)  # c_{1:switch}: FTPL restarts from there
-        self._ftpl_noise: np.ndarray | None = None
+        self.ftpl_noise: np.ndarray | None = None  # FTPL's Geo(sqrt(ln n / T)) noise, after the switch
 
     @property
     def t(self) -> int:
@@ -151,11 +151,11 @@ class IidExperts:
     def _switch(self) -> None:
         self.switched_at = self._t
         self._anchor = self._cum.copy()
-        self._ftpl_noise = self._rng.geometric(self.params.fallback_eps, size=self.n).astype(np.float64)
+        self.ftpl_noise = self._rng.geometric(self.params.fallback_eps, size=self.n).astype(np.float64)
         self._action = self._ftpl_action(self._cum)
 
     def _ftpl_action(self, cum: np.ndarray) -> int:
-        return int(np.argmin((cum - self._anchor) - self._ftpl_noise))
+        return int(np.argmin((cum - self._anchor) - self.ftpl_noise))
 
     def update(self, cost: Any) -> None:
         check_next_step(self._t, self.horizon)
@@ -187,7 +187,7 @@ class IidExperts:
             pos = 0
             while pos < m:
                 if self.switched_at is not None:  # FTPL: one argmin over the rest of the chunk
-                    acts = np.argmin((cums[pos:m] - self._anchor) - self._ftpl_noise, axis=1)
+                    acts = np.argmin((cums[pos:m] - self._anchor) - self.ftpl_noise, axis=1)
                     out[start + pos : start + m] = acts
                     self._paid = running_sums(np.array([self._paid]), chunk[np.arange(pos, m), acts][:, None])[-1, 0]
                     if t0 + m < self.horizon:

@@ -1,0 +1,223 @@
+"""The paper's algorithms as registered learners: protocol, block structure and parameters."""
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+import replify
+from replify import blocks
+from replify.actions import Box, Finite, L1Ball, Simplex
+from replify.errors import BlockSizeWarning, InvalidArgumentError
+
+T, N = 6000, 4
+
+
+def costs_for(name, seed=0, horizon=T, n=N):
+    rng = np.random.default_rng(seed)
+    c = (rng.random((horizon, n)) < np.linspace(0.3, 0.7, n)).astype(float)
+    c[: horizon // 3, 0] = 1.0  # expert 0 is bad early and good later: the leader changes
+    c[horizon // 3 :, 0] = 0.0
+    return c / n if replify.learners()[name].norm == "l1" else c  # l1-bounded costs for OLO learners
+
+
+CASES = {
+    "fllb": dict(rho=0.1, block_size=250, eps=0.02),
+    "ftplb": dict(rho=0.1, block_size=250, eps=0.02),
+    "ftplb-star": dict(rho=0.1, block_size=250, eps=0.01),
+    "ftpl": dict(eps=0.05),
+    "fll": dict(eps=0.05),
+    "iid-experts": dict(rho=0.1),
+}
+
+
+def step_all(learner, costs):
+    return np.array([(learner.act(), learner.update(c))[0] for c in costs])
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_run_is_bit_identical_to_stepping(name, monkeypatch):
+    monkeypatch.setattr(blocks, "CHUNK_ROWS", 1000)  # cross chunk boundaries
+    from replify_plugins import iid_experts
+
+    monkeypatch.setattr(iid_experts, "CHUNK_ROWS", 1000)
+    c = costs_for(name)
+    build = lambda: replify.make(name, n=N, horizon=T, seed=3, **CASES[name])  # noqa: E731
+    stepped = step_all(build(), c)
+    mixed = build()
+    parts = np.concatenate([mixed.run(c[:1234]), step_all(mixed, c[1234:2000]), mixed.run(c[2000:])])
+    assert np.array_equal(stepped, build().run(c))
+    assert np.array_equal(stepped, parts)
+    assert len(np.unique(stepped)) > 1  # the leader does change, so the comparison has teeth
+
+
+@pytest.mark.parametrize("name", ["fllb", "ftplb", "ftplb-star"])
+def test_actions_change_only_at_transitions(name):
+    learner = replify.make(name, n=N, horizon=T, seed=5, **CASES[name])
+    actions = learner.run(costs_for(name, seed=5))
+    changes = np.flatnonzero(np.diff(actions)) + 2  # 1-based steps at which the action changed
+    assert changes.size > 0 and np.all((changes - 1) % 250 == 0)
+
+
+@pytest.mark.parametrize("name", ["ftpl", "fll"])
+def test_baselines_decide_every_step_in_one_vectorised_pass(name, monkeypatch):
+    calls = []
+    cls = type(replify.make(name, n=N, horizon=T, seed=0, **CASES[name]))
+    original = cls._decide
+    monkeypatch.setattr(cls, "_decide", lambda self, cums, steps: calls.append(len(steps)) or original(self, cums, steps))
+    replify.make(name, n=N, horizon=T, seed=0, **CASES[name]).run(costs_for(name))
+    assert calls == [T - 1]  # every step after the first, in one call (T fits in one chunk)
+
+
+@pytest.mark.parametrize("actions", [Box(3), L1Ball(3), Finite(np.array([[0.0, 0, 1], [1, 0, 0], [0.5, 0.5, 0]]))])
+@pytest.mark.parametrize("name", ["fllb", "ftplb", "fll", "ftpl"])
+def test_olo_action_sets_play_vectors_and_run_equals_stepping(name, actions):
+    kw = {k: v for k, v in CASES[name].items()}
+    c = np.random.default_rng(1).uniform(-1, 1, (900, 3)) / 3
+    build = lambda: replify.make(name, actions=actions, horizon=900, seed=2, **kw)  # noqa: E731
+    learner = build()
+    assert learner.problem == "olo" and learner.action_set is actions
+    a = build().run(c)
+    assert a.shape == (900, 3) and np.array_equal(a, step_all(learner, c))
+
+
+# -- theorem parameters ---------------------------------------------------------------------
+GRID = [(10**6, 10, 0.1), (10**8, 2, 0.05), (10**9, 64, 0.2)]
+
+
+@pytest.mark.parametrize("T_,n,rho", GRID)
+def test_fllb_parameters_match_the_theorem(T_, n, rho):
+    p = math.sqrt(2 * math.log(2 * T_ / rho)) + 2  # thm:FLLB-regret-replicability
+    B = (2 * p * math.sqrt(n) * T_ / rho) ** (2 / 3)
+    params = replify.learners()["fllb"].parameters(horizon=T_, n=n, rho=rho, diameter=2.0)
+    assert params.block_size_theorem == pytest.approx(B, rel=1e-12) and params.block_size == round(B)
+    assert params.eps == pytest.approx(1 / math.sqrt(round(B) * T_), rel=1e-12)
+    assert params.regret_bound == pytest.approx(2.0 * (round(B) * params.eps * T_ + 1 / params.eps), rel=1e-12)
+    k = -(-T_ // round(B)) - 1
+    assert params.replicability_bound == pytest.approx((rho / (2 * T_) + params.eps * p * math.sqrt(n * T_)) * k, rel=1e-12)
+    # FTPLB uses the same parameters (the paper analyses FLLB through it), but proves no replicability.
+    ftplb = replify.learners()["ftplb"].parameters(horizon=T_, n=n, rho=rho, diameter=2.0)
+    assert (ftplb.block_size, ftplb.eps, ftplb.replicability_bound) == (params.block_size, params.eps, None)
+
+
+@pytest.mark.parametrize("T_,n,rho", GRID)
+def test_ftplb_star_parameters_match_the_theorem(T_, n, rho):
+    p = math.sqrt(2 * (math.log(8 * T_ / rho) / math.log(n) + 1))  # thm:FTPLS-regret-replicability
+    B = (8 * p * math.log(n) * T_ / rho) ** (2 / 3)
+    params = replify.learners()["ftplb-star"].parameters(horizon=T_, n=n, rho=rho)
+    assert params.block_size_theorem == pytest.approx(B, rel=1e-12) and params.block_size == round(B)
+    assert params.eps == pytest.approx(math.sqrt(math.log(n) / (round(B) * T_)), rel=1e-12)
+    assert params.regret_bound == pytest.approx(params.eps * round(B) * T_ + math.log(n) / params.eps, rel=1e-12)
+    k = -(-T_ // round(B)) - 1
+    expected = (rho / (2 * T_) + 4 * params.eps * p * math.sqrt(T_ * math.log(n))) * k
+    assert params.replicability_bound == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize("T_,n,rho", GRID + [(10**4, 10, 0.1)])
+def test_iid_experts_parameters_match_the_algorithm(T_, n, rho):
+    ll = math.log(math.log(T_))
+    params = replify.learners()["iid-experts"].parameters(horizon=T_, n=n, rho=rho)
+    assert params.alpha == pytest.approx(math.sqrt(math.log(8 * n * ll / rho)))
+    assert params.gamma == pytest.approx(rho / (8 * ll))
+    assert params.K == pytest.approx(1000 / rho * ll**2 * math.log(n * ll / rho) * math.sqrt(T_))
+    assert params.fallback_threshold == pytest.approx(params.K - 2 * math.sqrt(T_ * math.log(n)))
+    lengths = params.block_lengths
+    assert sum(lengths) == T_ and list(np.cumsum(lengths)) == list(params.block_ends)
+    for i, length in enumerate(lengths[:-1], start=1):
+        assert length == round(T_ ** (1 - 2.0**-i))
+    assert lengths[-1] <= round(T_ ** (1 - 2.0 ** -len(lengths)))  # the last block is clipped
+    # the proof's noise, gamma / (2 alpha sqrt(t)) with t the steps before the block
+    assert params.eps_schedule == pytest.approx([params.gamma / (2 * params.alpha * math.sqrt(t)) for t in params.block_ends[:-1]])
+
+
+def test_make_exposes_the_parameters_and_honours_overrides():
+    learner = replify.make("ftplb-star", n=10, horizon=10**6, rho=0.1, seed=3)
+    assert (learner.block_size, learner.eps) == (learner.params.block_size, learner.params.eps)
+    assert learner.params.theorem == "thm:FTPLS-regret-replicability" and learner.params.overrides == ()
+    over = replify.make("ftplb-star", n=10, horizon=10**6, rho=0.1, seed=3, block_size=5_000)
+    assert over.block_size == 5_000 and over.params.overrides == ("block_size",)
+    assert over.eps == pytest.approx(math.sqrt(math.log(10) / (5_000 * 10**6)))  # the theorem's relation kept
+    assert replify.make("fllb", actions=Simplex(5), horizon=10**6, rho=0.1, seed=3).problem == "experts"
+
+
+@pytest.mark.parametrize("name", ["fllb", "ftplb-star"])
+def test_theorem_block_size_reaching_the_horizon_warns_and_plays_one_block(name):
+    with pytest.warns(BlockSizeWarning, match=r"reaches the horizon T=1000"):
+        learner = replify.make(name, n=3, horizon=1000, rho=0.1, seed=0)
+    assert learner.block_size == 1000 and learner.params.n_blocks == 1
+    a = learner.run(costs_for(name, horizon=1000, n=3))
+    assert np.all(a == a[0])
+
+
+# -- action sets --------------------------------------------------------------------------
+def brute_vertices(aset):
+    if isinstance(aset, Box):
+        return np.array(list(itertools.product([0.0, 1.0], repeat=aset.dim)))
+    if isinstance(aset, L1Ball):
+        return np.vstack([np.eye(aset.dim), -np.eye(aset.dim)])
+    if isinstance(aset, Simplex):
+        return np.eye(aset.dim)
+    return aset.points
+
+
+@pytest.mark.parametrize(
+    "aset,diameter",
+    [(Simplex(4), 2.0), (Box(4), 4.0), (L1Ball(4), 2.0), (Finite(np.array([[0.0, 0, 0, 1], [3, 0, 0, 0], [1, 1, 0, 0]])), 4.0)],
+)
+def test_oracle_and_diameter_against_brute_force(aset, diameter):
+    V = brute_vertices(aset)
+    assert aset.diameter == diameter == np.abs(V[:, None] - V[None]).sum(axis=2).max()
+    g = np.random.default_rng(0).normal(size=(200, aset.dim))
+    chosen = aset.vectors(aset.argmin(g))
+    assert np.allclose((chosen * g).sum(axis=1), (g @ V.T).min(axis=1))
+    assert aset.min_cost(g[0]) == pytest.approx((V @ g[0]).min())
+
+
+def test_bad_action_sets_and_rho_rules():
+    with pytest.raises(InvalidArgumentError, match=r"n=5 does not match the dimension 3"):
+        replify.make("fllb", n=5, actions=Simplex(3), horizon=100, rho=0.1, seed=0)
+    with pytest.raises(InvalidArgumentError, match=r"the l1 diameter D is 0"):
+        Finite(np.array([[1.0, 2.0], [1.0, 2.0]]))
+
+    class Point(Box):  # a user's action set that collapses to a point
+        @property
+        def diameter(self):
+            return 0.0
+
+    with pytest.raises(InvalidArgumentError, match=r"positive l1 diameter D, got D=0.0"):
+        replify.make("fllb", actions=Point(2), horizon=100, rho=0.1, seed=0, block_size=10)
+    with pytest.raises(InvalidArgumentError, match=r"'ftplb-star' is adversarial-replicable and needs rho"):
+        replify.make("ftplb-star", n=3, horizon=100, seed=0)
+    with pytest.raises(InvalidArgumentError, match=r"'iid-experts' is iid-replicable and needs rho"):
+        replify.make("iid-experts", n=3, horizon=100, seed=0)
+    for baseline in ("ftpl", "fll"):
+        with pytest.raises(InvalidArgumentError, match=rf"{baseline!r} has no replicability guarantee; got rho=0.1"):
+            replify.make(baseline, n=3, horizon=100, seed=0, rho=0.1)
+    with pytest.raises(InvalidArgumentError, match=r"needs n \(the number of experts or the dimension\) or actions="):
+        replify.make("fllb", horizon=100, seed=0, rho=0.1)
+    with pytest.raises(InvalidArgumentError, match=r"horizon must be >= 16 for iid-experts"):
+        replify.make("iid-experts", n=3, horizon=10, seed=0, rho=0.1)
+    with pytest.raises(InvalidArgumentError, match=r"eps must be in \(0, 1\] \(a geometric parameter\), got 2.0"):
+        replify.make("ftplb-star", n=3, horizon=100, seed=0, rho=0.1, block_size=10, eps=2.0)
+
+
+def test_olo_learners_take_l1_bounded_costs():
+    learner = replify.make("fllb", n=3, horizon=100, seed=0, rho=0.1, block_size=10)
+    with pytest.raises(replify.errors.CostError, match=r"l1 norm <= 1, got l1 norm 1.5"):
+        learner.update([0.5, 0.5, 0.5])
+
+
+def test_evaluate_measures_olo_regret_over_the_action_set():
+    class L1Costs:
+        n, horizon = 3, 500
+
+        def sample(self, rng):
+            return rng.uniform(-1, 1, (self.horizon, self.n)) / 3 + np.array([0.1, -0.1, 0.0]) / 3
+
+    report = replify.evaluate("ftpl", L1Costs(), n=3, horizon=500, pairs=3, seed=4, actions=Box(3))
+    learner = replify.make("ftpl", actions=Box(3), horizon=500, seed=replify.randomness.child(replify.randomness.seed_sequence(4), 0, 0))
+    costs = L1Costs().sample(np.random.default_rng(replify.randomness.child(replify.randomness.seed_sequence(4), 2, 0, 0)))
+    a = learner.run(costs)
+    expected = (a * costs).sum() - np.minimum(costs.sum(axis=0), 0).sum()  # best vertex of the box
+    assert report.regret[0, 0] == pytest.approx(expected)
