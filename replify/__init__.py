@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from importlib.metadata import PackageNotFoundError, version
 
-from . import errors
+from . import actions, errors
 from .evaluation import Report, evaluate
 from .factory import make, make_adversary
 from .framework import ReplicableFactory, ReplicableLearner, wrap
@@ -25,6 +25,7 @@ except PackageNotFoundError:  # running from a checkout that is not installed
     __version__ = "0+unknown"
 
 __all__ = [
+    "actions",
     "AdversarySpec",
     "DistributionSequence",
     "FrameworkParams",
