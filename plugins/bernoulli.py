@@ -32,8 +32,26 @@ class IidBernoulli:
             raise InvalidArgumentError(f"scale must be in (0, 1], got {self.scale}")
 
     def sample(self, rng: np.random.Generator) -> np.ndarray:
-        costs = (rng.random((self.horizon, self.n)) < self.means).astype(np.float64)
-        return costs if self.scale == 1.0 else costs * self.scale
+        return self.sample_chunk(rng, 0, self.horizon)
+
+    def sample_chunk(
+        self, rng: np.random.Generator, start: int, stop: int, out: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Steps start+1..stop (into ``out`` if given). Consecutive chunks from one generator
+        are, bit for bit, the rows of one ``sample`` call: the evaluation engine streams with this."""
+        if out is None:
+            out = np.empty((stop - start, self.n))
+        np.less(rng.random((stop - start, self.n)), self.means, out=out, casting="unsafe")  # 0.0 / 1.0
+        if self.scale != 1.0:
+            out *= self.scale
+        return out
+
+    def sample_sums(self, rng: np.random.Generator, starts: np.ndarray, stops: np.ndarray) -> np.ndarray:
+        """The cost sums of the segments (starts[k], stops[k]], drawn directly: a Bernoulli
+        coordinate with a constant mean sums to a Binomial — the same law as summing the steps."""
+        lengths = (np.asarray(stops) - np.asarray(starts))[:, None]
+        sums = rng.binomial(lengths, self.means[None, :]).astype(np.float64)
+        return sums if self.scale == 1.0 else sums * self.scale
 
 
 @replify.hookimpl
@@ -42,7 +60,7 @@ def register_adversaries(register):
         replify.AdversarySpec(
             "iid-bernoulli",
             IidBernoulli,
-            description="iid Bernoulli costs: expert a costs 1 w.p. means[a] at every step",
+            description="iid Bernoulli costs: expert a costs scale w.p. means[a] at every step; draws block sums exactly",
             param_docs={
                 "means": "probability that each expert costs 1 (number or shape (n,)); default 0.5",
                 "scale": "costs are scale * Bernoulli; scale = 1/n gives l1-bounded costs for OLO learners; default 1",

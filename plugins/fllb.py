@@ -23,7 +23,7 @@ import numpy as np
 
 import replify
 from replify.actions import ActionSet, resolve_actions
-from replify.blocks import OLOBlockLearner, OLOParams, UnionBound, n_blocks
+from replify.blocks import OLOBlockLearner, OLOParams, UnionBound, batch_argmin, n_blocks
 from replify.checks import check_int, check_positive, check_rho
 from replify.grid import grid_point
 from replify.theory import resolve_block_and_eps
@@ -90,6 +90,13 @@ class LazyLeader(OLOBlockLearner):
 
     def _decide(self, cums: np.ndarray, steps: np.ndarray) -> Any:
         return self.action_set.argmin(grid_point(cums, self.offset, self.eps))
+
+    @classmethod
+    def decide_batch(cls, learners: list, cums: np.ndarray, steps: np.ndarray) -> np.ndarray:
+        offsets = np.stack([lr.offset for lr in learners])[:, None, :]
+        eps = np.array([lr.eps for lr in learners])[:, None, None]
+        g = grid_point(cums, offsets, eps)
+        return batch_argmin(learners[0].action_set, g)
 
 
 def FLLB(

@@ -20,7 +20,7 @@ import numpy as np
 
 import replify
 from replify.actions import ActionSet, resolve_actions
-from replify.blocks import OLOBlockLearner, OLOParams
+from replify.blocks import OLOBlockLearner, OLOParams, batch_argmin
 from replify_plugins import fllb
 
 ALGORITHM = "FTPLB"
@@ -38,6 +38,11 @@ class UniformLeader(OLOBlockLearner):
 
     def _decide(self, cums: np.ndarray, steps: np.ndarray) -> Any:
         return self.action_set.argmin(self.day0 + cums)
+
+    @classmethod
+    def decide_batch(cls, learners: list, cums: np.ndarray, steps: np.ndarray) -> np.ndarray:
+        day0 = np.stack([lr.day0 for lr in learners])[:, None, :]
+        return batch_argmin(learners[0].action_set, day0 + cums)
 
 
 def parameters(**kwargs: Any) -> OLOParams:

@@ -94,6 +94,11 @@ class GeometricLeader(BlockLearner):
     def _decide(self, cums: np.ndarray, steps: np.ndarray) -> np.ndarray:
         return np.argmin(cums - self.noise, axis=1)
 
+    @classmethod
+    def decide_batch(cls, learners: list, cums: np.ndarray, steps: np.ndarray) -> np.ndarray:
+        noise = np.stack([lr.noise for lr in learners])[:, None, :]
+        return np.argmin(cums - noise, axis=2)
+
 
 def FTPLBStar(
     *, n: int, horizon: int, rng: np.random.Generator, rho: float,

@@ -26,6 +26,13 @@ class PointMass:
     def sample(self, rng: np.random.Generator) -> np.ndarray:
         return self.costs.copy()
 
+    def sample_chunk(self, rng: np.random.Generator, start: int, stop: int) -> np.ndarray:
+        return self.costs[start:stop].copy()
+
+    def sample_sums(self, rng: np.random.Generator, starts: np.ndarray, stops: np.ndarray) -> np.ndarray:
+        """The exact sums of the fixed costs over (starts[k], stops[k]]."""
+        return np.add.reduceat(self.costs[: int(stops[-1])], np.asarray(starts, dtype=np.intp), axis=0)
+
 
 @replify.hookimpl
 def register_adversaries(register):
@@ -33,7 +40,7 @@ def register_adversaries(register):
         replify.AdversarySpec(
             "point-mass",
             PointMass,
-            description="a fixed cost sequence, the same at every draw",
+            description="a fixed cost sequence, the same at every draw; block sums exact",
             param_docs={"costs": "the (horizon, n) cost array"},
         )
     )

@@ -72,15 +72,78 @@ class OLOParams(BlockParams):
     diameter: float
 
 
+def batch_argmin(action_set: Any, g: np.ndarray) -> np.ndarray:
+    """``action_set.argmin`` over a ``(lanes, k, n)`` stack: ``(lanes, k)`` or ``(lanes, k, n)``."""
+    lanes, k, n = g.shape
+    out = action_set.argmin(g.reshape(lanes * k, n))
+    return out.reshape((lanes, k) + out.shape[1:])
+
+
 def n_blocks(horizon: int, block_size: int) -> int:
     return -(-horizon // block_size)
+
+
+def _reduce_from(rows: np.ndarray, start: np.ndarray) -> np.ndarray:
+    """``start + r_1 + r_2 + …`` over axis 1 of ``rows`` (lanes, r, n), added in order: the
+    start is folded into the first row, summed with ``np.add.reduce`` (sequential along a
+    non-innermost axis, unlike ``reduceat`` and innermost-axis sums), and the row restored."""
+    if rows.shape[1] == 0:
+        return start.copy()
+    first = rows[:, 0].copy()
+    rows[:, 0] += start
+    out = np.add.reduce(rows, axis=1)
+    rows[:, 0] = first
+    return out
+
+
+def fold_blocks(
+    costs: np.ndarray, cum: np.ndarray, acc: np.ndarray, cuts: np.ndarray, block: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The block bookkeeping shared by :class:`BlockLearner` and the evaluation engine.
+
+    ``costs`` (lanes, L, n) are one chunk's rows; ``cum`` (lanes, n) is the total at the last
+    block end and ``acc`` the running sum of the block still open; ``cuts`` are the increasing
+    row counts (in 1..L) at which blocks end in this chunk. Returns each ended block's sum
+    ``(lanes, k, n)`` (added step by step from zero, the open block's rows included), the totals
+    after each ``(lanes, k, n)``, and the running sum of the block left open. Reads the costs
+    once (the rows are restored bit for bit); no per-step array is made.
+    """
+    lanes, length, n = costs.shape
+    k = cuts.size
+    if k == 0:
+        return np.empty((lanes, 0, n)), np.empty((lanes, 0, n)), _reduce_from(costs, acc)
+    sums = np.empty((lanes, k, n))
+    sums[:, 0] = _reduce_from(costs[:, : cuts[0]], acc)
+    # Blocks 1..k-1 have length B, except a last one cut short by the horizon.
+    regular = k - 1 if k == 1 or cuts[-1] - cuts[-2] == block else k - 2
+    if regular >= 1:
+        rows = costs[:, cuts[0] : cuts[regular]].reshape(lanes, regular, block, n)
+        sums[:, 1 : regular + 1] = np.add.reduce(rows, axis=2)
+    if regular == k - 2:
+        sums[:, k - 1] = np.add.reduce(costs[:, cuts[-2] : cuts[-1]], axis=1)
+    totals = np.cumsum(np.concatenate([cum[:, None], sums], axis=1), axis=1)[:, 1:]
+    return sums, totals, _reduce_from(costs[:, cuts[-1] :], np.zeros_like(acc))
+
+
+def block_ends(t0: int, t1: int, block: int, horizon: int) -> np.ndarray:
+    """The steps s in (t0, t1] at which a block ends: multiples of B, and the horizon."""
+    ends = np.arange((t0 // block + 1) * block, t1 + 1, block)
+    if t1 == horizon and (ends.size == 0 or ends[-1] != horizon):
+        ends = np.append(ends, horizon)
+    return ends
 
 
 class BlockLearner:
     """Base class of learners whose action is constant on blocks of ``block_size`` steps and
     is decided at the boundaries from the cumulative costs c_{1:s} (and the learner's own
     randomness). Subclasses set ``self._action`` (the first block's action) and implement
-    :meth:`_decide`."""
+    :meth:`_decide`.
+
+    The cumulative cost is kept as the total at the last block end plus the running sum of the
+    block in progress (added step by step from zero, folded in when the block ends): the batch
+    ``run`` and the evaluation engine then need one read-only pass over the costs, and produce
+    the same floats as ``update``.
+    """
 
     #: ``"experts"`` (actions are indices) or ``"olo"`` (actions are vectors).
     problem: str = "experts"
@@ -91,7 +154,8 @@ class BlockLearner:
         self.block_size = check_int("block_size", block_size, minimum=1)
         self.domain = domain
         self._t = 0
-        self._cum = np.zeros(self.n)
+        self._cum = np.zeros(self.n)  # c_{1:s} at the last block end s
+        self._acc = np.zeros(self.n)  # the costs of the block in progress
         self._action: Any = None
 
     @property
@@ -107,6 +171,14 @@ class BlockLearner:
     def _check(self, action: Any, step: int) -> Any:
         return check_action(action, n=self.n, problem=self.problem, step=step, source=type(self).__name__)
 
+    @classmethod
+    def decide_batch(cls, learners: list, cums: np.ndarray, steps: np.ndarray) -> np.ndarray:
+        """:meth:`_decide` for many learners of this class at once (the evaluation engine's
+        lanes): ``cums`` is ``(lanes, k, n)``; returns ``(lanes, k)`` or ``(lanes, k, n)``.
+        Subclasses whose decision is an argmin over cumulative costs plus per-learner noise
+        override it with one numpy call; this default asks each learner in turn."""
+        return np.stack([np.asarray(lr._decide(cums[i], steps)) for i, lr in enumerate(learners)])
+
     # -- the learner protocol -------------------------------------------------------------
     def act(self) -> Any:
         """The action for the current step (constant within a block)."""
@@ -115,10 +187,13 @@ class BlockLearner:
     def update(self, cost: Any) -> None:
         """Reveal the current step's cost vector; at the end of a block, decide the next."""
         check_next_step(self._t, self.horizon)
-        self._cum += self.domain.check(cost, n=self.n, step=self._t + 1)
+        self._acc += self.domain.check(cost, n=self.n, step=self._t + 1)
         self._t += 1
-        if self._t % self.block_size == 0 and self._t < self.horizon:
-            self._action = self._check(self._decide(self._cum.copy()[None, :], np.array([self._t]))[0], self._t + 1)
+        if self._t % self.block_size == 0 or self._t == self.horizon:
+            self._cum = self._cum + self._acc
+            self._acc = np.zeros(self.n)
+            if self._t < self.horizon:
+                self._action = self._check(self._decide(self._cum[None, :], np.array([self._t]))[0], self._t + 1)
 
     def run(self, costs: Any) -> np.ndarray:
         """Play a cost sequence ``(L, n)`` from the current state; return the actions ``(L,)``
@@ -126,23 +201,27 @@ class BlockLearner:
         c = self.domain.check_matrix(costs, n=self.n, first_step=self._t + 1)
         rows_total = c.shape[0]
         check_remaining(self._t, rows_total, self.horizon)
-        b = self.block_size
         parts = []
         for start in range(0, rows_total, CHUNK_ROWS):
-            chunk = c[start : start + CHUNK_ROWS]
+            chunk = np.array(c[start : start + CHUNK_ROWS])  # ours: fold_blocks writes (and restores) rows
             t0, rows = self._t, chunk.shape[0]
-            cums = running_sums(self._cum, chunk)  # bit-identical to update()'s additions
-            # Steps s in (t0, t0 + rows] after which a new block starts: s % B == 0 and s < T.
-            ends = np.arange((t0 // b + 1) * b, min(t0 + rows, self.horizon - 1) + 1, b)
-            if ends.size:
-                decided = self._validated(self._decide(cums[ends - t0], ends), ends)
-                values = np.concatenate([np.asarray([self._action]), decided])
+            ends = block_ends(t0, t0 + rows, self.block_size, self.horizon)
+            _, totals, acc = fold_blocks(chunk[None], self._cum[None], self._acc[None], ends - t0, self.block_size)
+            live = ends < self.horizon
+            values = [np.asarray([self._action])]
+            if live.any():
+                decided = self._validated(self._decide(totals[0][live], ends[live]), ends[live])
+                values.append(decided)
                 self._action = int(decided[-1]) if self.problem == "experts" else decided[-1].copy()
-            else:
-                values = np.asarray([self._action])
-            lengths = np.diff(np.concatenate([[0], ends - t0, [rows]]))
+            values = np.concatenate(values)
+            cuts = np.concatenate([[0], ends - t0, [rows]])
+            lengths = np.diff(cuts)
+            if values.shape[0] < lengths.size:  # a block ends at the horizon: nothing follows it
+                values = np.concatenate([values, values[-1:]])
             parts.append(np.repeat(values, lengths, axis=0))
-            self._cum = cums[-1].copy()
+            if ends.size:
+                self._cum = totals[0, -1].copy()
+            self._acc = acc[0]
             self._t += rows
         if not parts:
             return np.empty(0, dtype=np.int64) if self.problem == "experts" else np.empty((0, self.n))

@@ -3,17 +3,18 @@ share the learner's randomness R and see two independent draws S, S' of the cost
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Literal, Mapping
 
 import attrs
 import numpy as np
 
-from .checks import check_action, check_int, check_real, public
-from .errors import ActionError, CostError, InvalidArgumentError
+from .checks import check_int, check_real, public
+from .errors import InvalidArgumentError
 from .actions import ActionSet
+from .engine import Outcomes, simulate
 from .factory import make, make_adversary
 from .plugins import registry
-from .randomness import ADVERSARY, DATA, INTERNAL, Streams, child, seed_sequence
+from .randomness import ADVERSARY, Streams, seed_sequence
 from .stats import clopper_pearson, t_interval
 
 
@@ -46,6 +47,7 @@ class Report:
     regret: np.ndarray
     params: dict[str, Any] | None
     regret_bound: float | None
+    fast_path: bool = False
 
     @property
     def failures(self) -> int:
@@ -100,6 +102,7 @@ class Report:
             "regret_mean": self.regret_mean,
             "regret_ci": list(self.regret_ci),
             "regret_bound": self.regret_bound,
+            "fast_path": self.fast_path,
             "params": self.params,
         }
         if per_pair:
@@ -110,52 +113,6 @@ class Report:
                 "regret": self.regret.tolist(),
             }
         return out
-
-
-def play(learner: Any, costs: np.ndarray, *, n: int, problem: str = "experts") -> np.ndarray:
-    """The actions of ``learner`` on ``costs``: its own ``run`` when it has one, otherwise
-    act()/update() step by step (the only way to drive an arbitrary black-box learner).
-    Experts actions come back as ``(T,)`` indices, OLO actions as ``(T, n)`` vectors."""
-    horizon = costs.shape[0]
-    if callable(getattr(learner, "run", None)):
-        actions = np.asarray(learner.run(costs))
-        if problem == "experts":
-            ok = actions.shape == (horizon,) and actions.dtype.kind in "iu"
-            if not ok or (horizon and not (actions.min() >= 0 and actions.max() < n)):
-                raise ActionError(
-                    f"learner.run() must return {horizon} integer expert indices in [0, {n}); "
-                    f"got an array of shape {actions.shape} and dtype {actions.dtype}"
-                )
-        elif actions.shape != (horizon, n) or actions.dtype.kind not in "iuf" or not np.isfinite(actions).all():
-            raise ActionError(
-                f"learner.run() must return {horizon} finite action vectors, shape ({horizon}, {n}); "
-                f"got shape {actions.shape} and dtype {actions.dtype}"
-            )
-        return actions
-    out = np.empty(horizon, dtype=np.int64) if problem == "experts" else np.empty((horizon, n))
-    for t in range(horizon):
-        out[t] = check_action(learner.act(), n=n, problem=problem, step=t + 1, source="learner.act()")
-        learner.update(costs[t])
-    return out
-
-
-def regret(costs: np.ndarray, actions: np.ndarray, action_set: ActionSet | None = None) -> float:
-    """Σ_t cost(a_t, c_t) − min_a Σ_t cost(a, c_t) (paper §2): c_t(a_t) for experts (integer
-    actions), a_t·c_t over ``action_set`` for OLO (vector actions)."""
-    if actions.ndim == 1:
-        return float(costs[np.arange(costs.shape[0]), actions].sum() - costs.sum(axis=0).min())
-    if action_set is None:
-        raise InvalidArgumentError(
-            "the regret of vector (OLO) actions needs the action set: pass actions= to evaluate(), "
-            "or give the learner an action_set attribute"
-        )
-    return float(np.einsum("ij,ij->", actions, costs) - action_set.min_cost(costs.sum(axis=0)))
-
-
-def _divergence(a: np.ndarray, b: np.ndarray) -> tuple[bool, float, int]:
-    same = a == b if a.ndim == 1 else (a == b).all(axis=1)
-    first = 0 if same.all() else int(np.argmin(same)) + 1
-    return first == 0, float(same.mean()), first
 
 
 @public
@@ -171,6 +128,10 @@ def evaluate(
     actions: ActionSet | None = None,
     adversary_params: Mapping[str, Any] | None = None,
     confidence: float = 0.95,
+    n_jobs: int = 1,
+    backend: Literal["processes", "dask"] = "processes",
+    scheduler: str | None = None,
+    fast_path: bool | None = None,
     **overrides: Any,
 ) -> Report:
     """Measure replicability and regret over ``pairs`` paired runs (paper §2).
@@ -181,6 +142,13 @@ def evaluate(
     of ``adversary`` (a registered name built with ``adversary_params``, or a distribution
     sequence). The adversary is built once, from the evaluation seed's ``adversary`` stream.
     Every pair has its own child seeds, so results do not depend on how the pairs are run.
+
+    The pairs run in the engine of :mod:`replify.engine`, many at once, streaming over time.
+    ``fast_path`` (default: whenever possible) draws block sums instead of per-step costs for
+    block learners on adversaries that can draw them — exact in law; ``False`` forces the
+    per-step path, ``True`` insists. ``n_jobs`` > 1 runs in local processes (joblib);
+    ``backend="dask"`` runs on a Dask cluster (``scheduler`` address, or a local cluster of
+    ``n_jobs`` workers). Results are identical whatever ``n_jobs`` and the backend.
 
     Returns a :class:`Report`: ρ̂ with an exact Clopper–Pearson interval, the agreement and
     first divergence of the two runs, and regret with a t interval, beside the learner's
@@ -223,35 +191,11 @@ def evaluate(
             )
         build, label = learner, getattr(learner, "__qualname__", type(learner).__name__)
 
-    identical = np.empty(pairs, dtype=bool)
-    agreement = np.empty(pairs)
-    first = np.empty(pairs, dtype=np.int64)
-    regrets = np.empty((pairs, 2))
-    params = None
-    for k in range(pairs):  # one Python iteration per pair: each pair builds two learners
-        pair_seed = child(root, INTERNAL, k)
-        runs = []
-        for side in (0, 1):
-            run_learner = build(pair_seed)
-            for attr, expected in (("n", n), ("horizon", horizon)):
-                got = getattr(run_learner, attr, expected)
-                if got != expected:
-                    raise InvalidArgumentError(f"learner built with {attr}={got}, but evaluate() was given {attr}={expected}")
-            costs = np.asarray(seq.sample(np.random.default_rng(child(root, DATA, k, side))))
-            if costs.shape != (horizon, n) or not np.isfinite(costs).all():
-                raise CostError(
-                    f"adversary {adversary_label!r} must sample finite costs of shape ({horizon}, {n}); "
-                    f"got shape {costs.shape}"
-                )
-            problem = getattr(run_learner, "problem", spec.problem if spec is not None else "experts")
-            played = play(run_learner, costs, n=n, problem=problem)
-            regrets[k, side] = regret(costs, played, getattr(run_learner, "action_set", None) or actions)
-            runs.append(played)
-            if params is None and hasattr(run_learner, "params"):
-                p = run_learner.params
-                params = p.to_dict() if hasattr(p, "to_dict") else dict(p)
-        identical[k], agreement[k], first[k] = _divergence(*runs)
-
+    outcomes = _dispatch(
+        build, seq, n=n, horizon=horizon, root=root, pairs=pairs, fast_path=fast_path,
+        action_set=actions, n_jobs=check_int("n_jobs", n_jobs, minimum=1), backend=backend, scheduler=scheduler,
+    )
+    params = outcomes.params
     bound = None
     if params is not None and params.get("regret_bound") is not None:
         bound = float(params["regret_bound"])
@@ -265,10 +209,49 @@ def evaluate(
         pairs=pairs,
         seed=seed,
         confidence=confidence,
-        identical=identical,
-        agreement=agreement,
-        first_divergence=first,
-        regret=regrets,
+        identical=outcomes.identical,
+        agreement=outcomes.agreement,
+        first_divergence=outcomes.first_divergence,
+        regret=outcomes.regret,
         params=params,
         regret_bound=bound,
+        fast_path=outcomes.fast_path,
     )
+
+
+def _dispatch(build: Any, seq: Any, *, pairs: int, n_jobs: int, backend: str, scheduler: str | None, **kw: Any) -> Outcomes:
+    """Run the pairs here, in local processes (joblib) or on a Dask cluster. Every pair has its
+    own child seeds, so the outcomes are the same whichever way the pairs are split."""
+    if backend == "processes" and scheduler is not None:
+        raise InvalidArgumentError("scheduler applies only to backend='dask'")
+    if backend == "processes" and n_jobs == 1:
+        return simulate(build, seq, pair_ids=range(pairs), **kw)
+    workers = n_jobs if backend == "processes" else max(n_jobs, 1)
+    splits = [list(part) for part in np.array_split(np.arange(pairs), min(pairs, 4 * workers)) if part.size]
+    if backend == "processes":
+        try:
+            from joblib import Parallel, delayed
+        except ImportError:  # pragma: no cover - the message is the point
+            raise InvalidArgumentError("n_jobs > 1 needs joblib: pip install 'replify[parallel]'") from None
+        parts = Parallel(n_jobs=n_jobs)(delayed(simulate)(build, seq, pair_ids=ids, **kw) for ids in splits)
+    else:
+        parts = _dask_map(build, seq, splits, scheduler=scheduler, n_workers=n_jobs, **kw)
+    return Outcomes.concatenate(parts)
+
+
+def _dask_map(build: Any, seq: Any, splits: list, *, scheduler: str | None, n_workers: int, **kw: Any) -> list:
+    try:
+        from dask.distributed import Client, LocalCluster
+    except ImportError:  # pragma: no cover - the message is the point
+        raise InvalidArgumentError("backend='dask' needs dask.distributed: pip install 'replify[dask]'") from None
+    cluster = None
+    if scheduler is None:  # a local cluster for this call, closed afterwards
+        cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True, dashboard_address=None)
+    client = Client(cluster if cluster is not None else scheduler)
+    try:
+        futures = [client.submit(simulate, build, seq, pair_ids=ids, pure=False, **kw) for ids in splits]
+        return client.gather(futures)
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()

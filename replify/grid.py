@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 
-def grid_point(x: np.ndarray, u: np.ndarray, eps: float) -> np.ndarray:
+def grid_point(x: np.ndarray, u: np.ndarray, eps: float | np.ndarray) -> np.ndarray:
     """The unique point of the grid with offset ``u/eps`` and spacing ``1/eps`` inside the cube
     ``x + [0, 1/eps)^n``: the smallest grid point >= x, coordinate by coordinate.
 

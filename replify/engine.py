@@ -1,0 +1,311 @@
+"""The paired-run engine behind :func:`replify.evaluate` (paper §2; DESIGN.md §3).
+
+Pair k builds its learner twice from one seed (the two runs share R) and runs the copies on two
+independent draws of the adversary's costs. The engine runs many pairs at once as *lanes*
+(lanes 2k and 2k+1 are pair k's two runs), streaming over time in chunks so that memory stays
+bounded whatever the horizon:
+
+* **per-step path** — each lane's costs are drawn chunk by chunk from its own generator (so a
+  pair's results do not depend on which other pairs run with it, or where); cumulative sums,
+  the learners' decisions, the cost paid, and the agreement of the two runs are numpy over
+  lanes and time. Block learners of one class decide for all lanes in one call at each block
+  boundary; any other learner runs its own ``run`` (or ``act``/``update``) lane by lane.
+* **block-sum fast path** — block learners decide only at block boundaries, from cumulative
+  costs there, and pay a block's cost sum; when the adversary can draw the sum of a block's
+  costs directly (``sample_sums``), the engine draws block sums and never a per-step cost.
+  This is exact in law, not an approximation: regret and replicability have the same
+  distribution as on the per-step path (the draws differ, so single results differ).
+
+Every sum that a result depends on is accumulated sequentially, in time order, so the per-step
+path gives the same floats as stepping the learners one step at a time.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import attrs
+import numpy as np
+
+from .blocks import BlockLearner, block_ends, fold_blocks
+from .checks import check_action
+from .errors import ActionError, CostError, InvalidArgumentError
+from .randomness import DATA, INTERNAL, child
+
+#: Bytes the engine may spend on one chunk's cost and cumulative-cost arrays. Peak memory is a
+#: small multiple of this (plus the learners), whatever the horizon and the number of pairs.
+MEMORY_BUDGET = 24 * 2**20
+
+#: Most pairs run together in one group; more pairs run group after group. Small groups keep
+#: a chunk's arrays near the cache, and cost only one batched decision call per group.
+MAX_GROUP_PAIRS = 32
+
+
+@attrs.frozen(eq=False)
+class Outcomes:
+    """Per pair: both runs identical, fraction of agreeing steps, first divergent step (1-based,
+    0 if none), and the two runs' regrets; plus the first learner's parameters, if any."""
+
+    identical: np.ndarray
+    agreement: np.ndarray
+    first_divergence: np.ndarray
+    regret: np.ndarray
+    params: dict[str, Any] | None
+    fast_path: bool
+
+    @classmethod
+    def concatenate(cls, parts: Sequence[Outcomes]) -> Outcomes:
+        return cls(
+            identical=np.concatenate([p.identical for p in parts]),
+            agreement=np.concatenate([p.agreement for p in parts]),
+            first_divergence=np.concatenate([p.first_divergence for p in parts]),
+            regret=np.concatenate([p.regret for p in parts]),
+            params=parts[0].params,
+            fast_path=parts[0].fast_path,
+        )
+
+
+def step_costs(actions: np.ndarray, costs: np.ndarray) -> np.ndarray:
+    """cost(a_t, c_t) for every step (and lane): c_t(a_t) for expert indices, a_t·c_t for
+    action vectors. One implementation, used by the engine and by the reference in the tests."""
+    if actions.ndim == costs.ndim - 1:
+        return np.take_along_axis(costs, actions[..., None], axis=-1)[..., 0]
+    return (actions * costs).sum(axis=-1)
+
+
+def accumulate(start: np.ndarray, increments: np.ndarray) -> np.ndarray:
+    """``start + Σ increments`` along the last axis, added one step at a time (np.cumsum is
+    sequential), so a total does not depend on how time was cut into chunks."""
+    stacked = np.concatenate([start[..., None], increments], axis=-1)
+    return np.cumsum(stacked, axis=-1)[..., -1]
+
+
+def _block_class(learners: list) -> type | None:
+    """The class of the learners when all are block learners of one class, block size and
+    action set, so that one call can decide for all; else None."""
+    first = learners[0]
+    cls = type(first)
+    if not isinstance(first, BlockLearner):
+        return None
+    same = all(
+        type(lr) is cls and lr.block_size == first.block_size and lr.t == 0
+        and getattr(lr, "action_set", None) == getattr(first, "action_set", None)
+        for lr in learners
+    )
+    return cls if same else None
+
+
+class _Lanes:
+    """The running state of one group of lanes."""
+
+    def __init__(self, learners: list, rngs: list, seq: Any, *, n: int, horizon: int, action_set: Any) -> None:
+        self.learners, self.rngs, self.seq = learners, rngs, seq
+        self.n, self.horizon = n, horizon
+        self.problem = getattr(learners[0], "problem", "experts")
+        self.action_set = getattr(learners[0], "action_set", None) or action_set
+        lanes = len(learners)
+        pairs = lanes // 2
+        self.cum = np.zeros((lanes, n))
+        self.acc = np.zeros((lanes, n))  # block learners: the costs of the block in progress
+        self.paid = np.zeros(lanes)
+        self.agree = np.zeros(pairs)
+        self.first = np.zeros(pairs, dtype=np.int64)
+        self._full: list[np.ndarray | None] = [None] * lanes
+        self.act: np.ndarray | None = None  # block learners: the action of the open block
+
+    def start_blocks(self) -> None:
+        """The first block's actions. Only for block learners, whose act() is idempotent: a
+        learner that draws in act() must see exactly one act() per step."""
+        acts = [check_action(lr.act(), n=self.n, problem=self.problem, step=1, source="learner.act()") for lr in self.learners]
+        self.act = np.asarray(acts, dtype=np.int64 if self.problem == "experts" else np.float64)
+
+    # -- drawing ----------------------------------------------------------------------------
+    def draw_rows(self, t0: int, t1: int) -> np.ndarray:
+        """Every lane's costs for steps t0+1..t1, from its own generator."""
+        costs = np.empty((len(self.learners), t1 - t0, self.n))
+        for i, rng in enumerate(self.rngs):  # one numpy draw per lane and chunk
+            self._rows(i, rng, t0, t1, costs[i])
+        return costs
+
+    def _rows(self, i: int, rng: np.random.Generator, t0: int, t1: int, out: np.ndarray) -> None:
+        sample_chunk = getattr(self.seq, "sample_chunk", None)
+        if callable(sample_chunk):
+            try:
+                sample_chunk(rng, t0, t1, out=out)
+            except TypeError:  # an adversary whose sample_chunk has no out=
+                out[...] = sample_chunk(rng, t0, t1)
+            return
+        # An adversary that can only draw whole sequences: draw once per lane, then slice.
+        if self._full[i] is None:
+            full = np.asarray(self.seq.sample(rng))
+            if full.shape != (self.horizon, self.n):
+                raise CostError(f"the adversary must sample costs of shape ({self.horizon}, {self.n}); got shape {full.shape}")
+            self._full[i] = full
+        out[...] = self._full[i][t0:t1]
+
+    def set_cum(self, cum: np.ndarray, t1: int) -> None:
+        # NaN and ±inf propagate through sums, so a finite running total means finite costs.
+        if not np.isfinite(cum).all():
+            raise CostError(f"the adversary drew non-finite costs by step {t1}")
+        self.cum = cum
+
+    # -- accounting -------------------------------------------------------------------------
+    def account(self, actions: np.ndarray, paid: np.ndarray, lengths: np.ndarray, starts: np.ndarray) -> None:
+        """Add one chunk of steps: ``actions`` and the ``paid`` cost per lane and step."""
+        self.paid = accumulate(self.paid, paid)
+        self.account_segments(actions, lengths, starts)
+
+    def account_segments(self, actions: np.ndarray, lengths: np.ndarray, starts: np.ndarray) -> None:
+        """Agreement of the two runs of every pair over segments (steps or blocks) of the given
+        ``lengths`` starting at steps ``starts`` (0-based), with ``actions`` per lane and segment."""
+        a, b = actions[0::2], actions[1::2]
+        same = a == b if self.problem == "experts" else (a == b).all(axis=-1)
+        self.agree += (same * lengths).sum(axis=1)
+        new = (self.first == 0) & ~same.all(axis=1)
+        self.first[new] = starts[np.argmin(same[new], axis=1)] + 1
+
+    def regrets(self) -> np.ndarray:
+        if self.problem == "experts":
+            best = self.cum.min(axis=1)
+        elif self.action_set is None:
+            raise InvalidArgumentError(
+                "the regret of vector (OLO) actions needs the action set: pass actions= to evaluate(), "
+                "or give the learner an action_set attribute"
+            )
+        else:
+            best = np.array([self.action_set.min_cost(c) for c in self.cum])
+        return self.paid - best
+
+
+def _check_decided(decided: np.ndarray, n: int, problem: str) -> np.ndarray:
+    if problem == "experts":
+        if decided.size and (decided.dtype.kind not in "iu" or decided.min() < 0 or decided.max() >= n):
+            raise ActionError(f"learners decided actions outside [0, {n}): {np.unique(decided)[:10].tolist()}")
+        return decided.astype(np.int64, copy=False)
+    if not np.isfinite(decided).all():
+        raise ActionError("learners decided non-finite action vectors")
+    return decided
+
+
+def _per_step(state: _Lanes, block_cls: type | None, budget: int) -> None:
+    lanes, n, horizon = len(state.learners), state.n, state.horizon
+    rows = max(1, budget // (lanes * n * 8))
+    for t0 in range(0, horizon, rows):
+        t1 = min(horizon, t0 + rows)
+        costs = state.draw_rows(t0, t1)
+        if block_cls is not None:
+            b = state.learners[0].block_size
+            ends = block_ends(t0, t1, b, horizon)
+            sums, totals, state.acc = fold_blocks(costs, state.cum, state.acc, ends - t0, b)
+            _blocks(state, block_cls, ends, sums, totals, t0, t1)
+        else:
+            actions = np.stack([_run_lane(lr, costs[i], n, state.problem, t0) for i, lr in enumerate(state.learners)])
+            state.set_cum(accumulate(state.cum, costs.transpose(0, 2, 1)), t1)
+            state.account(actions, step_costs(actions, costs), np.ones(t1 - t0), np.arange(t0, t1))
+
+
+def _blocks(state: _Lanes, block_cls: type, ends: np.ndarray, sums: np.ndarray, totals: np.ndarray, t0: int, t1: int) -> None:
+    """Account for the blocks that end at ``ends`` (and the one left open at t1), then decide
+    the next blocks' actions for every lane in one call."""
+    live = ends < state.horizon
+    decided = _check_decided(block_cls.decide_batch(state.learners, totals[:, live], ends[live]), state.n, state.problem)
+    values = np.concatenate([state.act[:, None], decided], axis=1)
+    if ends.size:
+        # the cost of every ended block at the action played in it: S_k[a_k]
+        state.paid = accumulate(state.paid, step_costs(values[:, : ends.size], sums))
+        state.set_cum(totals[:, -1].copy(), int(ends[-1]))
+    starts = np.concatenate([[t0], ends])
+    stops = np.append(ends, t1)
+    segments = values if values.shape[1] == starts.size else np.concatenate([values, values[:, -1:]], axis=1)
+    state.account_segments(segments, stops - starts, starts)
+    state.act = values[:, -1]
+
+
+def _run_lane(learner: Any, costs: np.ndarray, n: int, problem: str, t0: int) -> np.ndarray:
+    """One lane's actions for one chunk: the learner's own ``run`` (resumable), else stepping."""
+    if callable(getattr(learner, "run", None)):
+        actions = np.asarray(learner.run(costs))
+        expected = (costs.shape[0],) if problem == "experts" else costs.shape
+        if actions.shape != expected:
+            raise ActionError(f"learner.run() returned actions of shape {actions.shape}, expected {expected}")
+        return _check_decided(actions, n, problem)
+    out = np.empty(costs.shape[0], dtype=np.int64) if problem == "experts" else np.empty_like(costs)
+    for t in range(costs.shape[0]):  # a black-box learner without run(): nothing to vectorise
+        out[t] = check_action(learner.act(), n=n, problem=problem, step=t0 + t + 1, source="learner.act()")
+        learner.update(costs[t])
+    return out
+
+
+def _fast(state: _Lanes, block_cls: type, budget: int) -> None:
+    lanes, n, horizon = len(state.learners), state.n, state.horizon
+    b = state.learners[0].block_size
+    all_ends = block_ends(0, horizon, b, horizon)
+    per_chunk = max(1, budget // (lanes * n * 8 * 2))
+    prev = 0
+    for c0 in range(0, all_ends.size, per_chunk):
+        ends = all_ends[c0 : c0 + per_chunk]
+        starts = np.concatenate([[prev], ends[:-1]])
+        sums = np.empty((lanes, ends.size, n))
+        for i, rng in enumerate(state.rngs):  # one exact block-sum draw per lane and chunk
+            sums[i] = state.seq.sample_sums(rng, starts, ends)
+        totals = np.cumsum(np.concatenate([state.cum[:, None], sums], axis=1), axis=1)[:, 1:]
+        _blocks(state, block_cls, ends, sums, totals, prev, int(ends[-1]))
+        prev = int(ends[-1])
+
+
+def simulate(
+    build: Callable[[np.random.SeedSequence], Any],
+    seq: Any,
+    *,
+    n: int,
+    horizon: int,
+    root: np.random.SeedSequence,
+    pair_ids: Sequence[int],
+    fast_path: bool | None = None,
+    action_set: Any = None,
+    budget: int = MEMORY_BUDGET,
+) -> Outcomes:
+    """Run the pairs ``pair_ids`` (their seeds are fixed children of ``root``) and return
+    their outcomes. ``fast_path``: None uses block sums when possible, False never, True
+    insists (and raises when it is not possible)."""
+    parts = []
+    for g0 in range(0, len(pair_ids), MAX_GROUP_PAIRS):
+        ids = list(pair_ids[g0 : g0 + MAX_GROUP_PAIRS])
+        learners, rngs = [], []
+        for k in ids:
+            pair_seed = child(root, INTERNAL, k)
+            for side in (0, 1):
+                learner = build(pair_seed)
+                for attr, expected in (("n", n), ("horizon", horizon)):
+                    got = getattr(learner, attr, expected)
+                    if got != expected:
+                        raise InvalidArgumentError(f"learner built with {attr}={got}, but evaluate() was given {attr}={expected}")
+                learners.append(learner)
+                rngs.append(np.random.default_rng(child(root, DATA, k, side)))
+        state = _Lanes(learners, rngs, seq, n=n, horizon=horizon, action_set=action_set)
+        block_cls = _block_class(learners)
+        can_fast = block_cls is not None and callable(getattr(seq, "sample_sums", None))
+        if fast_path and not can_fast:
+            raise InvalidArgumentError(
+                "fast_path=True needs block learners (the paper's replicable algorithms or a wrapped learner) "
+                f"and an adversary that can draw block sums; got {type(learners[0]).__name__} and {type(seq).__name__}"
+            )
+        use_fast = can_fast and fast_path is not False
+        if block_cls is not None:
+            state.start_blocks()
+        if use_fast:
+            _fast(state, block_cls, budget)
+        else:
+            _per_step(state, block_cls, budget)
+        params = getattr(learners[0], "params", None)
+        parts.append(
+            Outcomes(
+                identical=state.first == 0,
+                agreement=state.agree / horizon,
+                first_divergence=state.first,
+                regret=state.regrets().reshape(-1, 2),
+                params=None if params is None else (params.to_dict() if hasattr(params, "to_dict") else dict(params)),
+                fast_path=use_fast,
+            )
+        )
+    return Outcomes.concatenate(parts)

@@ -1,0 +1,175 @@
+"""The paired-run engine: bit-identical to stepping, exact block-sum fast path, the same results
+whatever the parallelism, and memory bounded whatever the horizon."""
+
+import math
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import replify
+from replify import engine
+from replify.actions import Box
+from replify.blocks import BlockLearner
+from replify.randomness import DATA, INTERNAL, child, seed_sequence
+
+from conftest import RandomHedge
+
+
+class UniformCosts:
+    """Non-integer costs, so that the order of every float addition shows."""
+
+    def __init__(self, n, horizon, scale=1.0, chunked=True):
+        self.n, self.horizon, self.scale = n, horizon, scale
+        if not chunked:
+            self.sample_chunk = None  # an adversary that can only draw whole sequences
+
+    def sample(self, rng):
+        return rng.random((self.horizon, self.n)) * self.scale
+
+    def sample_chunk(self, rng, start, stop):
+        return rng.random((stop - start, self.n)) * self.scale
+
+
+def reference(build, seq, *, n, horizon, pairs, seed, action_set=None):
+    """What evaluate() must produce, computed the slow way: every pair, every step, act() then
+    update(). Regret adds each block's cost sums (from zero within a block, then block after
+    block; a block is one step for a learner without blocks), as the learners themselves do."""
+    root = seed_sequence(seed)
+    identical, agreement, first, regret = [], [], [], []
+    for k in range(pairs):
+        runs = []
+        for side in (0, 1):
+            learner = build(child(root, INTERNAL, k))
+            costs = np.asarray(seq.sample(np.random.default_rng(child(root, DATA, k, side))))
+            acts = []
+            for c in costs:
+                acts.append(np.array(learner.act(), copy=True))
+                learner.update(c)
+            acts = np.array(acts)
+            b = learner.block_size if isinstance(learner, BlockLearner) else 1
+            paid, total = 0.0, np.zeros(n)
+            for s in range(0, horizon, b):
+                block = np.zeros(n)
+                for c in costs[s : s + b]:
+                    block = block + c
+                a = acts[s]
+                paid = paid + (block[a] if acts.ndim == 1 else float(np.sum(a * block)))
+                total = total + block
+            best = total.min() if acts.ndim == 1 else action_set.min_cost(total)
+            runs.append(acts)
+            regret.append(paid - best)
+        same = runs[0] == runs[1] if runs[0].ndim == 1 else (runs[0] == runs[1]).all(axis=1)
+        identical.append(same.all())
+        agreement.append(same.mean())
+        first.append(0 if same.all() else int(np.argmin(same)) + 1)
+    return np.array(identical), np.array(agreement), np.array(first), np.array(regret).reshape(-1, 2)
+
+
+class StepOnly:
+    """A black-box learner without run(): the engine must step it."""
+
+    def __init__(self, *, n, horizon, rng):
+        self.n, self.horizon, self.rng, self.total = n, horizon, rng, np.zeros(n)
+
+    def act(self):
+        return int(np.argmin(self.total - self.rng.random(self.n) * 0.3))
+
+    def update(self, cost):
+        self.total += cost
+
+
+CASES = {
+    "ftplb-star": lambda s: replify.make("ftplb-star", n=4, horizon=700, seed=s, rho=0.1, block_size=30, eps=0.2),
+    "wrapped hedge": lambda s: replify.wrap("hedge", n=4, horizon=700, rho=0.1, seed=s, block_size=45, eps=0.5),
+    "hedge": lambda s: replify.make("hedge", n=4, horizon=700, seed=s),
+    "step-only": lambda s: StepOnly(n=4, horizon=700, rng=np.random.default_rng(s)),
+    "iid-experts switching": lambda s: replify.make("iid-experts", n=4, horizon=700, seed=s, rho=0.1, K_constant=0.004),
+}
+
+
+@pytest.mark.parametrize("chunked", [True, False])
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_per_step_path_is_bit_identical_to_stepping(case, chunked, monkeypatch):
+    # Tiny memory budget and groups: many chunks, blocks cut across chunks, several lane groups.
+    monkeypatch.setattr(engine, "MEMORY_BUDGET", 4 * 8 * 4 * 37)
+    monkeypatch.setattr(engine, "MAX_GROUP_PAIRS", 2)
+    seq = UniformCosts(4, 700, chunked=chunked)
+    report = replify.evaluate(CASES[case], seq, n=4, horizon=700, pairs=5, seed=11, fast_path=False)
+    identical, agreement, first, regret = reference(CASES[case], seq, n=4, horizon=700, pairs=5, seed=11)
+    assert not report.fast_path
+    assert np.array_equal(report.identical, identical)
+    assert np.array_equal(report.agreement, agreement)
+    assert np.array_equal(report.first_divergence, first)
+    assert np.array_equal(report.regret, regret)
+
+
+def test_olo_per_step_path_is_bit_identical_to_stepping(monkeypatch):
+    monkeypatch.setattr(engine, "MEMORY_BUDGET", 2000)
+    build = lambda s: replify.make("fllb", actions=Box(3), horizon=500, seed=s, rho=0.1, block_size=40, eps=0.3)  # noqa: E731
+    seq = UniformCosts(3, 500, scale=1 / 3)
+    report = replify.evaluate(build, seq, n=3, horizon=500, pairs=4, seed=2, fast_path=False, actions=None)
+    ref = reference(build, seq, n=3, horizon=500, pairs=4, seed=2, action_set=Box(3))
+    assert np.array_equal(report.regret, ref[3]) and np.array_equal(report.first_divergence, ref[2])
+
+
+def test_the_fast_path_has_the_law_of_the_per_step_path():
+    # Parameters where replication fails often and regret varies, so that both laws are
+    # spread out. Per path m = 2000 pairs. Two-sample bounds with total false-alarm 1e-6:
+    # proportions differ by at most 2*sqrt(ln(4/1e-6)/(2m)); empirical CDFs of the per-pair mean
+    # regret by at most 2*sqrt(ln(4/1e-6)/(2m)) as well (DKW for each sample, union bound).
+    m = 2000
+    kw = dict(n=3, horizon=2000, pairs=m, rho=0.1, block_size=100, eps=0.05,
+              adversary_params={"means": [0.45, 0.5, 0.55]})
+    fast = replify.evaluate("ftplb-star", "iid-bernoulli", seed=1, fast_path=True, **kw)
+    slow = replify.evaluate("ftplb-star", "iid-bernoulli", seed=2, fast_path=False, **kw)
+    assert fast.fast_path and not slow.fast_path
+    d = 2 * math.sqrt(math.log(4 / 1e-6) / (2 * m))
+    assert 0.2 < slow.rho_hat < 0.8  # a law with room to differ
+    assert abs(fast.rho_hat - slow.rho_hat) <= d
+    a, b = np.sort(fast.regret.mean(axis=1)), np.sort(slow.regret.mean(axis=1))
+    grid = np.union1d(a, b)
+    ks = np.abs(np.searchsorted(a, grid, side="right") / m - np.searchsorted(b, grid, side="right") / m).max()
+    assert ks <= d
+    assert abs(fast.agreement_mean - slow.agreement_mean) <= 0.05  # agreement is in [0,1]; Hoeffding at m pairs
+
+
+def test_fast_path_is_chosen_when_possible_and_refused_when_not():
+    kw = dict(n=3, horizon=300, pairs=2, seed=0)
+    assert replify.evaluate("ftplb-star", "iid-bernoulli", rho=0.1, block_size=30, **kw).fast_path
+    assert not replify.evaluate("hedge", "iid-bernoulli", **kw).fast_path
+    with pytest.raises(replify.errors.InvalidArgumentError, match=r"fast_path=True needs block learners"):
+        replify.evaluate("hedge", "iid-bernoulli", fast_path=True, **kw)
+
+
+def test_results_do_not_depend_on_n_jobs():
+    kw = dict(n=5, horizon=3000, pairs=12, seed=3, rho=0.1, block_size=200, eps=0.01, fast_path=False)
+    one = replify.evaluate("ftplb-star", "iid-bernoulli", n_jobs=1, **kw)
+    two = replify.evaluate("ftplb-star", "iid-bernoulli", n_jobs=2, **kw)
+    assert one.to_dict(per_pair=True) == two.to_dict(per_pair=True)
+    user = lambda s: RandomHedge(n=5, horizon=3000, rng=np.random.default_rng(s))  # noqa: E731
+    a = replify.evaluate(user, "iid-bernoulli", n=5, horizon=3000, pairs=6, seed=1, n_jobs=1)
+    b = replify.evaluate(user, "iid-bernoulli", n=5, horizon=3000, pairs=6, seed=1, n_jobs=2)
+    assert np.array_equal(a.regret, b.regret) and np.array_equal(a.first_divergence, b.first_divergence)
+
+
+@pytest.mark.slow
+def test_results_on_a_real_local_dask_cluster_are_the_same():
+    kw = dict(n=5, horizon=3000, pairs=12, seed=3, rho=0.1, block_size=200, eps=0.01)
+    here = replify.evaluate("ftplb-star", "iid-bernoulli", **kw)
+    on_dask = replify.evaluate("ftplb-star", "iid-bernoulli", backend="dask", n_jobs=2, **kw)
+    assert here.to_dict(per_pair=True) == on_dask.to_dict(per_pair=True)
+
+
+@pytest.mark.slow
+def test_peak_memory_stays_bounded_on_a_long_horizon():
+    # n = 10, T = 10^7, per-step path: drawing each lane's costs whole would take 8 lanes x 800 MB.
+    code = (
+        "import resource, replify\n"
+        "r = replify.evaluate('ftplb-star', 'iid-bernoulli', n=10, horizon=10**7, pairs=4, seed=0, rho=0.1, fast_path=False)\n"
+        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
+    )
+    out = subprocess.run([sys.executable, "-W", "ignore", "-c", code], check=True, capture_output=True, text=True, timeout=900)
+    peak_kib = int(out.stdout.split()[-1])
+    assert peak_kib < 2**20, f"peak RSS {peak_kib / 2**10:.0f} MiB"
