@@ -1,5 +1,6 @@
 """The ``"point-mass"`` adversary: D_t is the point mass on a given cost vector, so every draw
-is the same sequence — a fully adversarial (deterministic) input, paper §2."""
+is the same sequence — a fully adversarial (deterministic) input, paper §2. The costs come from
+an array or from a CSV / NPY file of the user's own."""
 
 from __future__ import annotations
 
@@ -8,20 +9,17 @@ from typing import Any
 import numpy as np
 
 import replify
-from replify.checks import as_float_array
-from replify.errors import InvalidArgumentError
+from replify.userdata import load_cost_matrix
 
 
 class PointMass:
     """Every draw returns (a copy of) ``costs``, shape ``(horizon, n)``."""
 
-    def __init__(self, *, n: int, horizon: int, rng: np.random.Generator, costs: Any) -> None:
+    def __init__(
+        self, *, n: int, horizon: int, rng: np.random.Generator, costs: Any = None, path: Any = None
+    ) -> None:
         self.n, self.horizon = n, horizon
-        c = as_float_array("costs", costs)
-        if c.shape != (horizon, n) or not np.isfinite(c).all():
-            raise InvalidArgumentError(f"costs must be a finite array of shape ({horizon}, {n}); got shape {c.shape}")
-        self.costs = c.copy()
-        self.costs.flags.writeable = False
+        self.costs = load_cost_matrix(costs, path, n=n, horizon=horizon)
 
     def sample(self, rng: np.random.Generator) -> np.ndarray:
         return self.costs.copy()
@@ -41,6 +39,6 @@ def register_adversaries(register):
             "point-mass",
             PointMass,
             description="a fixed cost sequence, the same at every draw; block sums exact",
-            param_docs={"costs": "the (horizon, n) cost array"},
+            param_docs={"costs": "the (horizon, n) cost array", "path": "or a .csv / .npy file holding it"},
         )
     )

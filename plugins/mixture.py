@@ -1,0 +1,62 @@
+"""The ``"mixture"`` adversary: some coordinates are stochastic, the others a fixed adversarial
+sequence — the paper's point that its model covers iid inputs, adversarial inputs "and their
+mixtures, which can be modeled by setting certain distributions as point-masses" (abstract)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+import replify
+from replify.errors import InvalidArgumentError
+from replify.userdata import load_cost_matrix
+from replify_plugins.drifting import _means
+
+
+class Mixture:
+    """Coordinates in ``stochastic`` cost 1 with probability ``means`` (iid over time); the others
+    follow the fixed ``costs`` (an array or ``path``, shape (T, n); its stochastic columns are
+    ignored)."""
+
+    def __init__(
+        self, *, n: int, horizon: int, rng: np.random.Generator, stochastic: Any, means: Any = 0.5,
+        costs: Any = None, path: Any = None,
+    ) -> None:
+        self.n, self.horizon = n, horizon
+        idx = np.unique(np.asarray(stochastic, dtype=np.int64).reshape(-1))
+        if idx.size == 0 or idx.min() < 0 or idx.max() >= n:
+            raise InvalidArgumentError(f"stochastic must list coordinates in [0, {n}); got {np.asarray(stochastic).tolist()}")
+        self.stochastic = idx
+        self.means = _means("means", means, n)[idx]
+        self.fixed = load_cost_matrix(costs, path, n=n, horizon=horizon)
+
+    def sample(self, rng: np.random.Generator) -> np.ndarray:
+        return self.sample_chunk(rng, 0, self.horizon)
+
+    def sample_chunk(self, rng: np.random.Generator, start: int, stop: int) -> np.ndarray:
+        out = np.array(self.fixed[start:stop])
+        out[:, self.stochastic] = rng.random((stop - start, self.stochastic.size)) < self.means
+        return out
+
+    def sample_sums(self, rng: np.random.Generator, starts: np.ndarray, stops: np.ndarray) -> np.ndarray:
+        """Exact: Binomial sums for the stochastic coordinates, the fixed costs' own sums for the rest."""
+        out = np.add.reduceat(self.fixed[: int(stops[-1])], np.asarray(starts, dtype=np.intp), axis=0)
+        lengths = (np.asarray(stops) - np.asarray(starts))[:, None]
+        out[:, self.stochastic] = rng.binomial(lengths, self.means[None, :])
+        return out
+
+
+@replify.hookimpl
+def register_adversaries(register):
+    register(
+        replify.AdversarySpec(
+            "mixture", Mixture,
+            description="some coordinates iid Bernoulli, the others a fixed cost sequence; draws block sums exactly",
+            param_docs={
+                "stochastic": "the stochastic coordinates",
+                "means": "their probabilities of costing 1 (number or shape (n,))",
+                "costs": "the fixed (T, n) costs of the other coordinates", "path": "or a .csv / .npy file",
+            },
+        )
+    )

@@ -1,0 +1,75 @@
+"""The ``"switching-bernoulli"`` adversary: piecewise-stationary Bernoulli costs. The horizon is
+cut into pieces; within piece j, expert a costs ``scale`` with probability ``means[j, a]``.
+An oblivious adversary that changes the distribution at fixed times (paper §2)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+import replify
+from replify.checks import as_float_array, check_real
+from replify.errors import InvalidArgumentError
+
+
+class SwitchingBernoulli:
+    """``means`` has shape (pieces, n); ``switch_at`` are the steps (increasing, in 1..T−1)
+    after which the next piece starts — by default the pieces have equal lengths."""
+
+    def __init__(
+        self, *, n: int, horizon: int, rng: np.random.Generator, means: Any,
+        switch_at: Any = None, scale: float = 1.0,
+    ) -> None:
+        self.n, self.horizon = n, horizon
+        m = as_float_array("means", means)
+        if m.ndim != 2 or m.shape[1] != n or not (np.isfinite(m).all() and m.min() >= 0 and m.max() <= 1):
+            raise InvalidArgumentError(f"means must have shape (pieces, {n}) with entries in [0, 1]; got shape {m.shape}")
+        pieces = m.shape[0]
+        if switch_at is None:
+            cuts = np.linspace(0, horizon, pieces + 1).round().astype(np.int64)[1:-1]
+        else:
+            cuts = np.asarray(switch_at, dtype=np.int64).reshape(-1)
+            if cuts.size != pieces - 1 or np.any(np.diff(cuts) <= 0) or (cuts.size and (cuts[0] < 1 or cuts[-1] >= horizon)):
+                raise InvalidArgumentError(
+                    f"switch_at must be {pieces - 1} increasing steps in [1, {horizon - 1}]; got {np.asarray(switch_at).tolist()}"
+                )
+        self.means = m.copy()
+        self.bounds = np.concatenate([[0], cuts, [horizon]])  # piece j covers steps bounds[j]+1..bounds[j+1]
+        self.scale = check_real("scale", scale)
+        if not 0.0 < self.scale <= 1.0:
+            raise InvalidArgumentError(f"scale must be in (0, 1], got {self.scale}")
+
+    def _means_rows(self, start: int, stop: int) -> np.ndarray:
+        piece = np.searchsorted(self.bounds, np.arange(start, stop), side="right") - 1
+        return self.means[piece]
+
+    def sample(self, rng: np.random.Generator) -> np.ndarray:
+        return self.sample_chunk(rng, 0, self.horizon)
+
+    def sample_chunk(self, rng: np.random.Generator, start: int, stop: int) -> np.ndarray:
+        return (rng.random((stop - start, self.n)) < self._means_rows(start, stop)) * self.scale
+
+    def sample_sums(self, rng: np.random.Generator, starts: np.ndarray, stops: np.ndarray) -> np.ndarray:
+        """Exact: a segment's sum is a sum of Binomials, one per piece it overlaps."""
+        out = np.zeros((len(starts), self.n))
+        for j in range(self.means.shape[0]):  # a loop over pieces
+            lo, hi = self.bounds[j], self.bounds[j + 1]
+            overlap = np.clip(np.minimum(stops, hi) - np.maximum(starts, lo), 0, None)
+            out += rng.binomial(overlap[:, None], self.means[j][None, :])
+        return out * self.scale
+
+
+@replify.hookimpl
+def register_adversaries(register):
+    register(
+        replify.AdversarySpec(
+            "switching-bernoulli", SwitchingBernoulli,
+            description="piecewise-stationary Bernoulli costs that switch means at fixed steps; draws block sums exactly",
+            param_docs={
+                "means": "shape (pieces, n): the probability that each expert costs `scale` in each piece",
+                "switch_at": "the steps after which the next piece starts (default: equal pieces)",
+                "scale": "cost of a 1 (default 1; 1/n gives l1-bounded costs)",
+            },
+        )
+    )
