@@ -17,6 +17,7 @@ from .framework import ReplicableFactory, ReplicableLearner, wrap
 from .plugins import Registry, adversaries, check_pending, hookimpl, hookspec, learners, registry
 from .randomness import Streams
 from .specs import AdversarySpec, DistributionSequence, Learner, LearnerSpec
+from .sweeps import SweepResult, sweep
 from .theory import FrameworkParams, certified_eps
 
 try:
@@ -36,6 +37,7 @@ __all__ = [
     "ReplicableLearner",
     "Report",
     "Streams",
+    "SweepResult",
     "adversaries",
     "certified_eps",
     "check_pending",
@@ -47,5 +49,6 @@ __all__ = [
     "make",
     "make_adversary",
     "registry",
+    "sweep",
     "wrap",
 ]

@@ -36,6 +36,9 @@ from .randomness import DATA, INTERNAL, child
 #: small multiple of this (plus the learners), whatever the horizon and the number of pairs.
 MEMORY_BUDGET = 24 * 2**20
 
+#: Time bins of the agreement curve (the fraction of pairs whose two runs agree, over time).
+CURVE_BINS = 100
+
 #: Most pairs run together in one group; more pairs run group after group. Small groups keep
 #: a chunk's arrays near the cache, and cost only one batched decision call per group.
 MAX_GROUP_PAIRS = 32
@@ -52,6 +55,8 @@ class Outcomes:
     regret: np.ndarray
     params: dict[str, Any] | None
     fast_path: bool
+    agree_steps: np.ndarray  # per time bin: pair-steps on which the two runs agree
+    bin_edges: np.ndarray
 
     @classmethod
     def concatenate(cls, parts: Sequence[Outcomes]) -> Outcomes:
@@ -62,7 +67,14 @@ class Outcomes:
             regret=np.concatenate([p.regret for p in parts]),
             params=parts[0].params,
             fast_path=parts[0].fast_path,
+            agree_steps=np.sum([p.agree_steps for p in parts], axis=0),
+            bin_edges=parts[0].bin_edges,
         )
+
+    @property
+    def agreement_curve(self) -> np.ndarray:
+        """Per time bin, the fraction of (pair, step) with both runs playing the same action."""
+        return self.agree_steps / (np.diff(self.bin_edges) * self.identical.size)
 
 
 def step_costs(actions: np.ndarray, costs: np.ndarray) -> np.ndarray:
@@ -110,6 +122,8 @@ class _Lanes:
         self.paid = np.zeros(lanes)
         self.agree = np.zeros(pairs)
         self.first = np.zeros(pairs, dtype=np.int64)
+        self.edges = np.unique(np.linspace(0, horizon, CURVE_BINS + 1).round().astype(np.int64))
+        self.curve = np.zeros(self.edges.size - 1)
         self._full: list[np.ndarray | None] = [None] * lanes
         self.act: np.ndarray | None = None  # block learners: the action of the open block
 
@@ -161,6 +175,12 @@ class _Lanes:
         a, b = actions[0::2], actions[1::2]
         same = a == b if self.problem == "experts" else (a == b).all(axis=-1)
         self.agree += (same * lengths).sum(axis=1)
+        # Spread each segment's agreeing pairs over the time bins it overlaps.
+        stops = starts + lengths
+        overlap = np.clip(
+            np.minimum(stops[:, None], self.edges[None, 1:]) - np.maximum(starts[:, None], self.edges[None, :-1]), 0, None
+        )
+        self.curve += same.sum(axis=0) @ overlap
         new = (self.first == 0) & ~same.all(axis=1)
         self.first[new] = starts[np.argmin(same[new], axis=1)] + 1
 
@@ -263,11 +283,14 @@ def simulate(
     pair_ids: Sequence[int],
     fast_path: bool | None = None,
     action_set: Any = None,
-    budget: int = MEMORY_BUDGET,
+    budget: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> Outcomes:
     """Run the pairs ``pair_ids`` (their seeds are fixed children of ``root``) and return
     their outcomes. ``fast_path``: None uses block sums when possible, False never, True
-    insists (and raises when it is not possible)."""
+    insists (and raises when it is not possible). ``progress(done, total)`` is called after each
+    group of pairs."""
+    budget = MEMORY_BUDGET if budget is None else budget
     parts = []
     for g0 in range(0, len(pair_ids), MAX_GROUP_PAIRS):
         ids = list(pair_ids[g0 : g0 + MAX_GROUP_PAIRS])
@@ -306,6 +329,10 @@ def simulate(
                 regret=state.regrets().reshape(-1, 2),
                 params=None if params is None else (params.to_dict() if hasattr(params, "to_dict") else dict(params)),
                 fast_path=use_fast,
+                agree_steps=state.curve,
+                bin_edges=state.edges,
             )
         )
+        if progress is not None:
+            progress(g0 + len(ids), len(pair_ids))
     return Outcomes.concatenate(parts)

@@ -31,7 +31,9 @@ class Report:
     Per pair: ``identical`` (the two whole action sequences agree), ``agreement`` (fraction of
     steps on which they agree), ``first_divergence`` (the first step, counted from 1 as in the
     paper, on which they differ; 0 when they never do) and ``regret`` (shape ``(pairs, 2)``,
-    each run against the best fixed action in hindsight on its own costs).
+    each run against the best fixed action in hindsight on its own costs). ``agreement_curve``
+    is, per time bin (``curve_edges``, steps), the fraction of (pair, step) on which the two runs
+    play the same action.
     """
 
     learner: str
@@ -48,6 +50,8 @@ class Report:
     params: dict[str, Any] | None
     regret_bound: float | None
     fast_path: bool = False
+    agreement_curve: np.ndarray | None = None
+    curve_edges: np.ndarray | None = None
 
     @property
     def failures(self) -> int:
@@ -105,6 +109,8 @@ class Report:
             "fast_path": self.fast_path,
             "params": self.params,
         }
+        if self.agreement_curve is not None:
+            out["agreement_curve"] = {"edges": self.curve_edges.tolist(), "fraction": self.agreement_curve.tolist()}
         if per_pair:
             out |= {
                 "identical": self.identical.tolist(),
@@ -132,6 +138,7 @@ def evaluate(
     backend: Literal["processes", "dask"] = "processes",
     scheduler: str | None = None,
     fast_path: bool | None = None,
+    progress: Callable[[int, int], None] | None = None,
     **overrides: Any,
 ) -> Report:
     """Measure replicability and regret over ``pairs`` paired runs (paper §2).
@@ -149,6 +156,7 @@ def evaluate(
     per-step path, ``True`` insists. ``n_jobs`` > 1 runs in local processes (joblib);
     ``backend="dask"`` runs on a Dask cluster (``scheduler`` address, or a local cluster of
     ``n_jobs`` workers). Results are identical whatever ``n_jobs`` and the backend.
+    ``progress(done, total)`` is called as pairs finish.
 
     Returns a :class:`Report`: ρ̂ with an exact Clopper–Pearson interval, the agreement and
     first divergence of the two runs, and regret with a t interval, beside the learner's
@@ -194,6 +202,7 @@ def evaluate(
     outcomes = _dispatch(
         build, seq, n=n, horizon=horizon, root=root, pairs=pairs, fast_path=fast_path,
         action_set=actions, n_jobs=check_int("n_jobs", n_jobs, minimum=1), backend=backend, scheduler=scheduler,
+        progress=progress,
     )
     params = outcomes.params
     bound = None
@@ -216,16 +225,21 @@ def evaluate(
         params=params,
         regret_bound=bound,
         fast_path=outcomes.fast_path,
+        agreement_curve=outcomes.agreement_curve,
+        curve_edges=outcomes.bin_edges,
     )
 
 
-def _dispatch(build: Any, seq: Any, *, pairs: int, n_jobs: int, backend: str, scheduler: str | None, **kw: Any) -> Outcomes:
+def _dispatch(
+    build: Any, seq: Any, *, pairs: int, n_jobs: int, backend: str, scheduler: str | None,
+    progress: Callable[[int, int], None] | None, **kw: Any,
+) -> Outcomes:
     """Run the pairs here, in local processes (joblib) or on a Dask cluster. Every pair has its
     own child seeds, so the outcomes are the same whichever way the pairs are split."""
     if backend == "processes" and scheduler is not None:
         raise InvalidArgumentError("scheduler applies only to backend='dask'")
     if backend == "processes" and n_jobs == 1:
-        return simulate(build, seq, pair_ids=range(pairs), **kw)
+        return simulate(build, seq, pair_ids=range(pairs), progress=progress, **kw)
     workers = n_jobs if backend == "processes" else max(n_jobs, 1)
     splits = [list(part) for part in np.array_split(np.arange(pairs), min(pairs, 4 * workers)) if part.size]
     if backend == "processes":
@@ -233,7 +247,14 @@ def _dispatch(build: Any, seq: Any, *, pairs: int, n_jobs: int, backend: str, sc
             from joblib import Parallel, delayed
         except ImportError:  # pragma: no cover - the message is the point
             raise InvalidArgumentError("n_jobs > 1 needs joblib: pip install 'replify[parallel]'") from None
-        parts = Parallel(n_jobs=n_jobs)(delayed(simulate)(build, seq, pair_ids=ids, **kw) for ids in splits)
+        parts, done = [], 0
+        for ids, part in zip(splits, Parallel(n_jobs=n_jobs, return_as="generator")(
+            delayed(simulate)(build, seq, pair_ids=ids, **kw) for ids in splits
+        )):
+            parts.append(part)
+            done += len(ids)
+            if progress is not None:
+                progress(done, pairs)
     else:
         parts = _dask_map(build, seq, splits, scheduler=scheduler, n_workers=n_jobs, **kw)
     return Outcomes.concatenate(parts)

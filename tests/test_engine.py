@@ -173,3 +173,23 @@ def test_peak_memory_stays_bounded_on_a_long_horizon():
     out = subprocess.run([sys.executable, "-W", "ignore", "-c", code], check=True, capture_output=True, text=True, timeout=900)
     peak_kib = int(out.stdout.split()[-1])
     assert peak_kib < 2**20, f"peak RSS {peak_kib / 2**10:.0f} MiB"
+
+
+def test_agreement_curve_matches_per_step_agreement():
+    build = CASES["hedge"]
+    seq = UniformCosts(4, 700)
+    report = replify.evaluate(build, seq, n=4, horizon=700, pairs=5, seed=11)
+    # recompute per-step agreement directly
+    root = seed_sequence(11)
+    same = []
+    for k in range(5):
+        acts = [build(child(root, INTERNAL, k)).run(seq.sample(np.random.default_rng(child(root, DATA, k, s)))) for s in (0, 1)]
+        same.append(acts[0] == acts[1])
+    same = np.array(same)
+    edges = report.curve_edges
+    expected = [same[:, a:b].mean() for a, b in zip(edges[:-1], edges[1:])]
+    assert np.allclose(report.agreement_curve, expected)
+    assert report.agreement_curve.mean() == pytest.approx(report.agreement_mean, rel=0.05)
+    fast = replify.evaluate("ftplb-star", "iid-bernoulli", n=3, horizon=1000, pairs=20, seed=0, rho=0.1, block_size=100, eps=0.05)
+    assert fast.fast_path and np.all((fast.agreement_curve >= 0) & (fast.agreement_curve <= 1))
+    assert np.sum(fast.agreement_curve * np.diff(fast.curve_edges)) / 1000 == pytest.approx(fast.agreement_mean)

@@ -1,0 +1,195 @@
+"""The ``replify`` command line: ``list``, ``run``, ``sweep``.
+
+Errors are one line on stderr (``replify: error: …``) and exit status 2; a progress bar goes
+to stderr for anything that runs longer than a second, unless stderr is not a terminal or
+``--quiet`` is given."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tomllib
+import warnings
+from pathlib import Path
+from typing import Any, Sequence
+
+from .errors import ReplifyError, ReplifyWarning
+
+
+def _value(text: str) -> Any:
+    """A ``--param key=value`` value: JSON if it parses (numbers, lists, true/false), else text."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+def _params(items: Sequence[str]) -> dict[str, Any]:
+    out = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise ReplifyError(f"--param must look like key=value, got {item!r}")
+        out[key] = _value(value)
+    return out
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    import replify
+
+    print("learners:")
+    for name, spec in replify.learners().items():
+        takes = "rho" if spec.parameters is not None or spec.guarantee else "-"
+        print(f"  {name:<14} {spec.problem:<8} guarantee={spec.guarantee or 'none':<12} needs={takes:<4} {spec.description}")
+    print("adversaries:")
+    for name, spec in replify.adversaries().items():
+        print(f"  {name:<20} {spec.description}")
+        for pname, doc in spec.param_docs.items():
+            print(f"  {'':<20}   {pname}: {doc}")
+    return 0
+
+
+def _report_table(report: Any) -> str:
+    lo, hi = report.rho_ci
+    rlo, rhi = report.regret_ci
+    lines = [
+        f"{report.learner} on {report.adversary}: n={report.n}, T={report.horizon}, {report.pairs} pairs, seed={report.seed}"
+        + (" (block-sum fast path)" if report.fast_path else ""),
+        f"  rho_hat          {report.rho_hat:.4f}   95% CI [{lo:.4f}, {hi:.4f}]   ({report.failures} of {report.pairs} pairs differ)",
+        f"  regret           {report.regret_mean:.2f}   95% CI [{rlo:.2f}, {rhi:.2f}]"
+        + (f"   bound {report.regret_bound:.4g}" if report.regret_bound is not None else ""),
+        f"  agreement        {report.agreement_mean:.4f} of steps",
+    ]
+    if report.first_divergence_median is not None:
+        lines.append(f"  first divergence median step {report.first_divergence_median:.0f}")
+    if report.params:
+        p = report.params
+        lines.append(f"  parameters       {p.get('algorithm')} ({p.get('theorem')}): B={p.get('block_size')}, eps={p.get('eps')}")
+    return "\n".join(lines)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    import replify
+
+    from .progress import Progress
+
+    overrides = _params(args.param)
+    for key in ("block_size", "eps"):
+        if getattr(args, key) is not None:
+            overrides[key] = getattr(args, key)
+    progress = Progress(f"replify run {args.name}", enabled=False if args.quiet else None)
+    report = replify.evaluate(
+        args.name, args.adversary, n=args.n, horizon=args.T, pairs=args.pairs, seed=args.seed, rho=args.rho,
+        adversary_params=_params(args.adversary_param) or None, n_jobs=args.n_jobs,
+        fast_path=False if args.no_fast_path else None, progress=progress, **overrides,
+    )
+    progress.close()
+    print(_report_table(report))
+    if args.json:
+        Path(args.json).write_text(json.dumps(report.to_dict(per_pair=True), indent=2, sort_keys=True) + "\n")
+    if args.plot:
+        from .plots import plot_agreement
+
+        plot_agreement(report, path=args.plot)
+    return 0
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    import replify
+
+    from .progress import Progress
+
+    path = Path(args.config)
+    if not path.is_file():
+        raise ReplifyError(f"config file {str(path)!r} not found")
+    try:
+        config = tomllib.loads(path.read_text())
+    except tomllib.TOMLDecodeError as exc:
+        raise ReplifyError(f"config file {str(path)!r} is not valid TOML: {exc}") from None
+    known = {"learners", "adversaries", "horizons", "ns", "rhos", "block_multipliers", "pairs", "seed", "output",
+             "adversary_params", "n_jobs", "fast_path", "plot"}
+    unknown = sorted(set(config) - known)
+    if unknown:
+        raise ReplifyError(f"config file {str(path)!r} has unknown keys {unknown}; known keys: {sorted(known)}")
+    missing = sorted({"learners", "adversaries", "horizons", "ns", "pairs", "seed"} - set(config))
+    if missing:
+        raise ReplifyError(f"config file {str(path)!r} is missing {missing}")
+    out = args.output or config.get("output") or str(path.with_suffix(".jsonl"))
+    progress = Progress("replify sweep", enabled=False if args.quiet else None, delay=0.0)
+    result = replify.sweep(
+        learners=config["learners"], adversaries=config["adversaries"], horizons=config["horizons"], ns=config["ns"],
+        rhos=config.get("rhos", [None]), block_multipliers=config.get("block_multipliers", [1.0]),
+        adversary_params=config.get("adversary_params"), pairs=config["pairs"], seed=config["seed"], path=out,
+        progress=progress, n_jobs=config.get("n_jobs", 1), fast_path=config.get("fast_path"),
+    )
+    progress.close()
+    for rec in result.records():
+        print(
+            f"{rec['learner']:<12} {rec['adversary']:<16} T={rec['horizon']:<9} n={rec['n']:<4} rho={rec['rho']} "
+            f"B={rec['block_size']} rho_hat={rec['rho_hat']:.3f} [{rec['rho_ci_low']:.3f}, {rec['rho_ci_high']:.3f}] "
+            f"regret={rec['regret_mean']:.1f}"
+        )
+    print(f"results: {out}")
+    plot = args.plot or config.get("plot")
+    if plot:
+        from .plots import plot_sweep
+
+        plot_sweep(result, path=plot)
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="replify", description="Replicable online learning: measure replicability and regret.")
+    sub = p.add_subparsers(dest="command", required=True)
+    sub.add_parser("list", help="learners and adversaries, with their guarantees and parameters").set_defaults(func=cmd_list)
+
+    run = sub.add_parser("run", help="evaluate one learner on one adversary over paired runs")
+    run.add_argument("name", help="a registered learner (replify list)")
+    run.add_argument("--adversary", required=True, help="a registered adversary")
+    run.add_argument("-n", type=int, required=True, help="number of experts / dimension")
+    run.add_argument("-T", type=int, required=True, help="horizon")
+    run.add_argument("--rho", type=float, default=None, help="replicability parameter (replicable learners)")
+    run.add_argument("--pairs", type=int, default=200)
+    run.add_argument("--seed", type=int, default=0)
+    run.add_argument("--block-size", dest="block_size", type=int, default=None)
+    run.add_argument("--eps", type=float, default=None)
+    run.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="another learner override")
+    run.add_argument("--adversary-param", action="append", default=[], metavar="KEY=VALUE",
+                     help="an adversary parameter (JSON values: --adversary-param 'means=[0.4,0.6]')")
+    run.add_argument("--n-jobs", dest="n_jobs", type=int, default=1)
+    run.add_argument("--no-fast-path", action="store_true", help="draw per-step costs even when block sums would do")
+    run.add_argument("--json", metavar="PATH", help="write the full report as JSON")
+    run.add_argument("--plot", metavar="PATH", help="save the agreement-over-time plot (.png or .svg)")
+    run.add_argument("--quiet", action="store_true", help="no progress bar")
+    run.set_defaults(func=cmd_run)
+
+    sw = sub.add_parser("sweep", help="evaluate a grid of configurations from a TOML file, resumably")
+    sw.add_argument("config", help="TOML with learners, adversaries, horizons, ns, rhos, block_multipliers, pairs, seed")
+    sw.add_argument("--output", help="JSONL results file (default: the config's `output`, or CONFIG.jsonl)")
+    sw.add_argument("--plot", metavar="PATH", help="save regret-vs-T and rho-vs-block-size plots")
+    sw.add_argument("--quiet", action="store_true")
+    sw.set_defaults(func=cmd_sweep)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("always", ReplifyWarning)
+            warnings.showwarning = lambda message, category, *a, **k: print(  # one line, no source echo
+                f"replify: warning: {message}", file=sys.stderr
+            )
+            return args.func(args)
+    except BrokenPipeError:  # the reader went away (``replify list | head``): nothing to say
+        sys.stderr.close()
+        return 0
+    except (ReplifyError, ValueError, KeyError, TypeError, OSError) as exc:
+        message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+        print(f"replify: error: {message}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

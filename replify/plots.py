@@ -1,0 +1,118 @@
+"""Plots of evaluation results (matplotlib, an optional extra: ``pip install 'replify[plot]'``).
+Each function draws on a new figure, saves it when ``path`` is given (the suffix — ``.png`` or
+``.svg`` — picks the format) and returns the figure."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from .errors import InvalidArgumentError
+
+
+def _pyplot() -> Any:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")  # files only: no display needed
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise InvalidArgumentError("plots need matplotlib: pip install 'replify[plot]'") from None
+    return plt
+
+
+def _save(fig: Any, path: str | Path | None) -> Any:
+    if path is not None:
+        p = Path(path)
+        if p.suffix.lower() not in (".png", ".svg"):
+            raise InvalidArgumentError(f"plot path must end in .png or .svg, got {str(p)!r}")
+        fig.savefig(p, dpi=120, bbox_inches="tight")
+    return fig
+
+
+def plot_agreement(report: Any, *, path: str | Path | None = None) -> Any:
+    """The fraction of (pair, step) on which the two runs of a pair play the same action, over
+    time, with the fraction of pairs identical so far (1 − the empirical CDF of the first
+    divergence): at T it is 1 − ρ̂."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(6.4, 3.6))
+    edges = np.asarray(report.curve_edges)
+    mids = (edges[:-1] + edges[1:]) / 2
+    ax.plot(mids, report.agreement_curve, label="steps on which the two runs agree")
+    t = np.linspace(1, report.horizon, 400)
+    first = np.asarray(report.first_divergence)
+    still = [(np.where(first == 0, np.inf, first) > s).mean() for s in t]
+    ax.plot(t, still, label="pairs identical so far", linestyle="--")
+    lo, hi = report.rho_ci
+    ax.axhline(1 - report.rho_hat, color="grey", linewidth=0.8)
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_xlabel("step t")
+    ax.set_ylabel("fraction")
+    ax.set_title(f"{report.learner} on {report.adversary}: rho_hat = {report.rho_hat:.3f} [{lo:.3f}, {hi:.3f}]")
+    ax.legend(loc="lower left", fontsize=8)
+    return _save(fig, path)
+
+
+def plot_regret_vs_T(records: Sequence[dict[str, Any]], *, path: str | Path | None = None, ax: Any = None) -> Any:
+    """Mean regret (with its interval) against T on log–log axes, one line per learner, with the
+    fitted slope of log regret on log T and the theorem's bound where known."""
+    plt = _pyplot()
+    fig = None
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    for learner in sorted({r["learner"] for r in records}):
+        rows = sorted((r for r in records if r["learner"] == learner), key=lambda r: r["horizon"])
+        T = np.array([r["horizon"] for r in rows], dtype=float)
+        mean = np.array([r["regret_mean"] for r in rows])
+        lo = np.array([r["regret_ci_low"] for r in rows])
+        hi = np.array([r["regret_ci_high"] for r in rows])
+        label = learner
+        if len(T) >= 2 and np.all(mean > 0):
+            slope = np.polyfit(np.log(T), np.log(mean), 1)[0]
+            label += f" (slope {slope:.2f})"
+        line = ax.errorbar(T, mean, yerr=[np.maximum(mean - lo, 0), np.maximum(hi - mean, 0)], marker="o", capsize=3, label=label)
+        bound = [r.get("regret_bound") for r in rows]
+        if all(b is not None for b in bound):
+            ax.plot(T, bound, linestyle=":", color=line[0].get_color(), label=f"{learner} bound")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("horizon T")
+    ax.set_ylabel("regret")
+    ax.legend(fontsize=8)
+    return _save(fig, path) if fig is not None else ax
+
+
+def plot_rho_vs_block_size(records: Sequence[dict[str, Any]], *, path: str | Path | None = None, ax: Any = None) -> Any:
+    """ρ̂ with its exact interval against the block size, one line per (learner, T), with the
+    target ρ."""
+    plt = _pyplot()
+    fig = None
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    for key in sorted({(r["learner"], r["horizon"]) for r in records if r.get("block_size")}):
+        rows = sorted((r for r in records if (r["learner"], r["horizon"]) == key and r.get("block_size")), key=lambda r: r["block_size"])
+        B = np.array([r["block_size"] for r in rows], dtype=float)
+        rho = np.array([r["rho_hat"] for r in rows])
+        lo = np.array([r["rho_ci_low"] for r in rows])
+        hi = np.array([r["rho_ci_high"] for r in rows])
+        ax.errorbar(B, rho, yerr=[rho - lo, hi - rho], marker="o", capsize=3, label=f"{key[0]}, T={key[1]}")
+    targets = sorted({r["rho"] for r in records if r.get("rho") is not None})
+    for target in targets:
+        ax.axhline(target, color="grey", linestyle="--", linewidth=0.8)
+    ax.set_xscale("log")
+    ax.set_xlabel("block size B")
+    ax.set_ylabel("rho_hat (95% exact interval)")
+    ax.legend(fontsize=8)
+    return _save(fig, path) if fig is not None else ax
+
+
+def plot_sweep(result: Any, *, path: str | Path | None = None) -> Any:
+    """Both sweep plots side by side."""
+    plt = _pyplot()
+    records = result.records()
+    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.2))
+    plot_regret_vs_T(records, ax=left)
+    plot_rho_vs_block_size(records, ax=right)
+    return _save(fig, path)

@@ -1,0 +1,165 @@
+"""Sweeps (resumable JSONL), the command line, and plots."""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import replify
+from replify import sweeps as sweep_module
+
+GRID = dict(
+    learners=["ftplb-star", "ftpl"], adversaries=["iid-bernoulli"], horizons=[500, 2000], ns=[3],
+    rhos=[0.2], block_multipliers=[0.05, 0.2], pairs=6, seed=7,
+)
+
+
+def quiet(fn):
+    """BlockSizeWarning is expected in sweeps over small T; the tests turn replify warnings into
+    errors, so silence them here."""
+    import warnings
+
+    from replify.errors import BlockSizeWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", BlockSizeWarning)
+        return fn()
+
+
+def test_sweep_rows_seeds_and_grid(tmp_path):
+    result = quiet(lambda: replify.sweep(**GRID, path=tmp_path / "s.jsonl"))
+    recs = result.records()
+    # ftplb-star: 2 horizons x 2 multipliers; ftpl (a baseline): one row per horizon, no rho, no multiplier
+    assert len(recs) == 6
+    assert [r["block_multiplier"] for r in recs if r["learner"] == "ftpl"] == [None, None]
+    assert all(r["replify_version"] == replify.__version__ for r in recs)
+    row = json.loads((tmp_path / "s.jsonl").read_text().splitlines()[0])
+    assert set(row) == {"config", "seed", "replify_version", "report"}
+    # the seed is a function of the sweep seed and the configuration only
+    assert row["seed"] == sweep_module.row_seed(7, row["config"])
+    again = replify.evaluate(row["config"]["learner"], "iid-bernoulli", n=3, horizon=row["config"]["horizon"], pairs=6,
+                             seed=row["seed"], rho=0.2, block_size=row["report"]["params"]["block_size"])
+    assert again.rho_hat == row["report"]["rho_hat"] and again.regret_mean == row["report"]["regret_mean"]
+
+
+def test_an_interrupted_sweep_resumes_to_the_same_file(tmp_path, monkeypatch):
+    full = tmp_path / "full.jsonl"
+    quiet(lambda: replify.sweep(**GRID, path=full))
+    part = tmp_path / "part.jsonl"
+    real, calls = sweep_module._run_row, []
+
+    def interrupted(*args, **kwargs):
+        if len(calls) == 3:
+            raise KeyboardInterrupt  # killed half way
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(sweep_module, "_run_row", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        quiet(lambda: replify.sweep(**GRID, path=part))
+    with part.open("a") as fh:
+        fh.write('{"config": {"learner": "ftpl", "torn')  # and a line torn by the kill
+    monkeypatch.setattr(sweep_module, "_run_row", lambda *a, **k: (calls.append(2), real(*a, **k))[1])
+    quiet(lambda: replify.sweep(**GRID, path=part))
+    assert calls.count(2) == 3  # only the unfinished rows were computed
+    assert part.read_bytes() == full.read_bytes()
+
+
+def test_to_pandas_when_pandas_is_installed(tmp_path):
+    pd = pytest.importorskip("pandas")
+    frame = quiet(lambda: replify.sweep(**GRID)).to_pandas()
+    assert isinstance(frame, pd.DataFrame) and len(frame) == 6 and "rho_hat" in frame
+
+
+def run_cli(*args):
+    return subprocess.run([sys.executable, "-m", "replify.cli", *args], capture_output=True, text=True, timeout=300)
+
+
+def test_cli_list_and_run(tmp_path):
+    out = run_cli("list")
+    assert out.returncode == 0 and "ftplb-star" in out.stdout and "iid-bernoulli" in out.stdout and "means:" in out.stdout
+    out = run_cli("run", "ftplb-star", "--adversary", "iid-bernoulli", "-n", "5", "-T", "3000", "--rho", "0.1",
+                  "--pairs", "20", "--seed", "1", "--block-size", "300", "--adversary-param", "means=0.4",
+                  "--json", str(tmp_path / "r.json"), "--plot", str(tmp_path / "r.svg"), "--quiet")
+    assert out.returncode == 0, out.stderr
+    assert "rho_hat" in out.stdout and out.stderr == ""
+    report = json.loads((tmp_path / "r.json").read_text())
+    direct = replify.evaluate("ftplb-star", "iid-bernoulli", n=5, horizon=3000, pairs=20, seed=1, rho=0.1, block_size=300,
+                              adversary_params={"means": 0.4})
+    assert report["rho_hat"] == direct.rho_hat and report["regret"] == direct.regret.tolist()
+    assert (tmp_path / "r.svg").read_text().startswith("<?xml")
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["run", "nope", "--adversary", "iid-bernoulli", "-n", "3", "-T", "10"], "no learner named 'nope'; known learners:"),
+        (["run", "hedge", "--adversary", "nope", "-n", "3", "-T", "10"], "no adversary named 'nope'; known adversaries:"),
+        (["run", "hedge", "--adversary", "iid-bernoulli", "-n", "1", "-T", "10"], "n must be an integer >= 2, got 1"),
+        (["run", "ftplb-star", "--adversary", "iid-bernoulli", "-n", "3", "-T", "100"], "needs rho in (0, 1); got none"),
+        (["run", "hedge", "--adversary", "iid-bernoulli", "-n", "3", "-T", "100", "--param", "oops"], "--param must look like key=value"),
+        (["sweep", "missing.toml"], "config file 'missing.toml' not found"),
+    ],
+)
+def test_cli_errors_are_one_line(args, message):
+    out = run_cli(*args)
+    assert out.returncode == 2
+    assert out.stderr.count("\n") == 1 and out.stderr.startswith("replify: error: ") and message in out.stderr, out.stderr
+
+
+def test_cli_bad_numbers_are_rejected_by_the_parser():
+    out = run_cli("run", "hedge", "--adversary", "iid-bernoulli", "-n", "three", "-T", "10")
+    assert out.returncode == 2 and "invalid int value: 'three'" in out.stderr
+
+
+def test_cli_sweep_writes_results_and_plots(tmp_path):
+    config = tmp_path / "grid.toml"
+    config.write_text(
+        'learners = ["ftplb-star"]\nadversaries = ["iid-bernoulli"]\nhorizons = [1000, 4000]\nns = [3]\n'
+        'rhos = [0.2]\nblock_multipliers = [0.02, 0.1]\npairs = 8\nseed = 3\n'
+    )
+    out = run_cli("sweep", str(config), "--output", str(tmp_path / "grid.jsonl"), "--plot", str(tmp_path / "grid.png"), "--quiet")
+    assert out.returncode == 0, out.stderr
+    assert len((tmp_path / "grid.jsonl").read_text().splitlines()) == 4
+    assert (tmp_path / "grid.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    bad = tmp_path / "bad.toml"
+    bad.write_text("learners = [\n")
+    out = run_cli("sweep", str(bad))
+    assert out.returncode == 2 and "is not valid TOML" in out.stderr
+    extra = tmp_path / "extra.toml"
+    extra.write_text(config.read_text() + "colour = 1\n")
+    out = run_cli("sweep", str(extra))
+    assert out.returncode == 2 and "unknown keys ['colour']" in out.stderr
+
+
+def test_progress_bar_only_on_a_terminal_and_after_a_second():
+    import io
+
+    from replify.progress import Progress
+
+    stream = io.StringIO()
+    p = Progress("x", stream=stream, delay=0.0)  # StringIO is not a terminal
+    p(1, 2)
+    assert stream.getvalue() == ""
+    forced = Progress("x", stream=stream, enabled=True, delay=0.0)
+    forced(2, 2)
+    forced.close()
+    assert "x [" in stream.getvalue() and "2/2" in stream.getvalue()
+    slow = Progress("y", stream=io.StringIO(), enabled=True, delay=60.0)
+    slow(1, 2)
+    assert slow.stream.getvalue() == ""
+
+
+def test_plots_save_png_and_svg(tmp_path):
+    report = replify.evaluate("ftplb-star", "iid-bernoulli", n=3, horizon=2000, pairs=10, seed=0, rho=0.1, block_size=200)
+    from replify.plots import plot_agreement, plot_sweep
+
+    plot_agreement(report, path=tmp_path / "a.png")
+    assert (tmp_path / "a.png").stat().st_size > 1000
+    result = quiet(lambda: replify.sweep(**GRID))
+    plot_sweep(result, path=tmp_path / "s.svg")
+    assert "<svg" in (tmp_path / "s.svg").read_text()
+    with pytest.raises(replify.errors.InvalidArgumentError, match=r"plot path must end in .png or .svg"):
+        plot_agreement(report, path=tmp_path / "a.pdf")
