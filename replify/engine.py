@@ -228,8 +228,11 @@ def _blocks(state: _Lanes, block_cls: type, ends: np.ndarray, sums: np.ndarray, 
     """Account for the blocks that end at ``ends`` (and the one left open at t1), then decide
     the next blocks' actions for every lane in one call."""
     live = ends < state.horizon
-    decided = _check_decided(block_cls.decide_batch(state.learners, totals[:, live], ends[live]), state.n, state.problem)
-    values = np.concatenate([state.act[:, None], decided], axis=1)
+    if live.any():
+        decided = _check_decided(block_cls.decide_batch(state.learners, totals[:, live], ends[live]), state.n, state.problem)
+        values = np.concatenate([state.act[:, None], decided], axis=1)
+    else:
+        values = state.act[:, None]
     if ends.size:
         # the cost of every ended block at the action played in it: S_k[a_k]
         state.paid = accumulate(state.paid, step_costs(values[:, : ends.size], sums))
