@@ -186,10 +186,12 @@ class BlockLearner:
 
     def update(self, cost: Any) -> None:
         """Reveal the current step's cost vector; at the end of a block, decide the next."""
-        check_next_step(self._t, self.horizon)
-        self._acc += self.domain.check(cost, n=self.n, step=self._t + 1)
-        self._t += 1
-        if self._t % self.block_size == 0 or self._t == self.horizon:
+        t, horizon = self._t, self.horizon
+        if t >= horizon:
+            check_next_step(t, horizon)  # raises
+        self._acc += self.domain.check(cost, n=self.n, step=t + 1)
+        self._t = t = t + 1
+        if t % self.block_size == 0 or t == horizon:
             self._cum = self._cum + self._acc
             self._acc = np.zeros(self.n)
             if self._t < self.horizon:

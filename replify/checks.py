@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import math
 import numbers
 import typing
 from typing import Any, Literal
@@ -25,6 +26,8 @@ from .errors import (
     InvalidArgumentError,
     LearnerProtocolError,
 )
+
+_F64 = np.dtype(np.float64)
 
 #: Slack allowed on the ℓ1 norm of a cost vector: a vector such as ``np.full(10, 0.1)`` sums
 #: to 1.0000000000000002 in floating point, and rejecting it would be pedantry, not safety.
@@ -99,14 +102,24 @@ class CostDomain:
         return f"{box} and l1 norm <= 1" if self.l1 else box
 
     def check(self, cost: Any, *, n: int, step: int, name: str = "cost") -> np.ndarray:
-        """One cost vector of shape ``(n,)``, received at time step ``step`` (1-based)."""
-        c = cost if type(cost) is np.ndarray and cost.dtype == np.float64 else as_float_array(name, cost)
-        if c.shape != (n,):
-            raise CostError(f"{name} at step {step} must have shape ({n},), got shape {c.shape}")
-        # NaN makes both comparisons False, so this one test also catches NaN and ±inf.
-        if not (c.min() >= self.low and c.max() <= self.high) or (
-            self.l1 and not np.abs(c).sum() <= 1.0 + L1_SLACK
-        ):
+        """One cost vector of shape ``(n,)``, received at time step ``step`` (1-based).
+
+        This sits on the streaming hot path. For short vectors Python's min/max/sum over
+        ``tolist()`` beat numpy's reductions, whose fixed cost dominates at small n; the sum
+        catches NaN and ±inf, which min and max can step over."""
+        if type(cost) is np.ndarray and cost.dtype == _F64 and cost.shape == (n,):
+            c = cost
+        else:
+            c = as_float_array(name, cost)
+            if c.shape != (n,):
+                raise CostError(f"{name} at step {step} must have shape ({n},), got shape {c.shape}")
+        if n <= 64:
+            v = c.tolist()
+            ok = min(v) >= self.low and max(v) <= self.high and math.isfinite(sum(v))
+            ok = ok and (not self.l1 or sum(map(abs, v)) <= 1.0 + L1_SLACK)
+        else:  # NaN makes both comparisons False, so this also catches NaN and ±inf
+            ok = c.min() >= self.low and c.max() <= self.high and (not self.l1 or np.abs(c).sum() <= 1.0 + L1_SLACK)
+        if not ok:
             self._raise(c[None, :], name=name, first_step=step)
         return c
 

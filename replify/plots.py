@@ -56,26 +56,31 @@ def plot_agreement(report: Any, *, path: str | Path | None = None) -> Any:
 
 
 def plot_regret_vs_T(records: Sequence[dict[str, Any]], *, path: str | Path | None = None, ax: Any = None) -> Any:
-    """Mean regret (with its interval) against T on log–log axes, one line per learner, with the
-    fitted slope of log regret on log T and the theorem's bound where known."""
+    """Mean regret (with its interval) against T on log–log axes, one line per learner and
+    block-size multiplier, with the fitted slope of log regret on log T and the theorem's bound
+    where known."""
     plt = _pyplot()
     fig = None
     if ax is None:
         fig, ax = plt.subplots(figsize=(6.4, 4.2))
-    for learner in sorted({r["learner"] for r in records}):
-        rows = sorted((r for r in records if r["learner"] == learner), key=lambda r: r["horizon"])
+    groups = sorted({(r["learner"], r.get("block_multiplier") or 1.0) for r in records})
+    for learner, mult in groups:
+        rows = sorted(
+            (r for r in records if (r["learner"], r.get("block_multiplier") or 1.0) == (learner, mult)),
+            key=lambda r: r["horizon"],
+        )
         T = np.array([r["horizon"] for r in rows], dtype=float)
         mean = np.array([r["regret_mean"] for r in rows])
         lo = np.array([r["regret_ci_low"] for r in rows])
         hi = np.array([r["regret_ci_high"] for r in rows])
-        label = learner
+        label = learner if len({g[1] for g in groups}) == 1 else f"{learner}, B x {mult:g}"
         if len(T) >= 2 and np.all(mean > 0):
             slope = np.polyfit(np.log(T), np.log(mean), 1)[0]
             label += f" (slope {slope:.2f})"
         line = ax.errorbar(T, mean, yerr=[np.maximum(mean - lo, 0), np.maximum(hi - mean, 0)], marker="o", capsize=3, label=label)
         bound = [r.get("regret_bound") for r in rows]
         if all(b is not None for b in bound):
-            ax.plot(T, bound, linestyle=":", color=line[0].get_color(), label=f"{learner} bound")
+            ax.plot(T, bound, linestyle=":", color=line[0].get_color(), label=f"{label.split(' (')[0]} bound")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("horizon T")

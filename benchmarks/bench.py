@@ -1,0 +1,114 @@
+"""replify's speed targets, each printed as a ratio measured in one run (the machines are
+shared and noisy, so every figure is compared with a baseline timed in the same process).
+
+Run:  python benchmarks/bench.py            (about two minutes on 2 cores)
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+import replify
+from replify.randomness import DATA, INTERNAL, child, seed_sequence
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
+from quickstart import MyHedge  # noqa: E402
+
+warnings.simplefilter("ignore", replify.errors.BlockSizeWarning)
+
+
+def timed(fn):
+    start = time.perf_counter()
+    out = fn()
+    return time.perf_counter() - start, out
+
+
+def engine_vs_floor(pairs=200, T=10**5, n=10):
+    """evaluate() with the fast path off, over drawing the same per-step costs with numpy."""
+    kw = dict(n=n, horizon=T, pairs=pairs, seed=0, rho=0.1)
+    engine, _ = timed(lambda: replify.evaluate("ftplb-star", "iid-bernoulli", fast_path=False, **kw))
+    seq = replify.make_adversary("iid-bernoulli", n=n, horizon=T, seed=0)
+    root = seed_sequence(0)
+
+    def draw():
+        for k in range(pairs):
+            for side in (0, 1):  # each draw discarded at once, as the engine's chunks are
+                seq.sample(np.random.default_rng(child(root, DATA, k, side)))
+
+    floor, _ = timed(draw)
+    return engine, floor
+
+
+def naive_pair(seq, root, k, T, n):
+    """What a user would otherwise write: two learners per pair, stepped one step at a time."""
+    runs, regrets = [], []
+    for side in (0, 1):
+        learner = replify.make("ftplb-star", n=n, horizon=T, seed=child(root, INTERNAL, k), rho=0.1)
+        costs = seq.sample(np.random.default_rng(child(root, DATA, k, side)))
+        actions = np.empty(T, dtype=np.int64)
+        for t in range(T):
+            actions[t] = learner.act()
+            learner.update(costs[t])
+        runs.append(actions)
+        regrets.append(costs[np.arange(T), actions].sum() - costs.sum(axis=0).min())
+    return (runs[0] == runs[1]).all(), regrets
+
+
+def main() -> None:
+    print(f"replify {replify.__version__}, numpy {np.__version__}, {os.cpu_count()} cores")
+    results = []
+
+    engine, floor = engine_vs_floor()
+    results.append(("engine (fast path off) / drawing the costs, ftplb-star n=10 T=1e5 200 pairs", engine / floor, "<= 1.5", engine / floor <= 1.5))
+    print(f"  engine {engine:.2f}s, floor {floor:.2f}s")
+
+    T, n, few = 10**5, 10, 3
+    seq = replify.make_adversary("iid-bernoulli", n=n, horizon=T, seed=0)
+    naive, _ = timed(lambda: [naive_pair(seq, seed_sequence(0), k, T, n) for k in range(few)])
+    speedup = (naive / few) / (engine / 200)
+    results.append(("stepping loop per pair / engine per pair, fast path off", speedup, ">= 50", speedup >= 50))
+    default, _ = timed(lambda: replify.evaluate("ftplb-star", "iid-bernoulli", n=n, horizon=T, pairs=200, seed=0, rho=0.1))
+    fast_speedup = (naive / few) / (default / 200)
+    results.append(("stepping loop per pair / engine per pair, default (block sums)", fast_speedup, ">= 50", fast_speedup >= 50))
+    print(f"  naive {naive / few:.2f}s per pair; engine {engine / 200 * 1000:.1f}ms per pair, {default / 200 * 1000:.2f}ms with block sums")
+
+    fast, _ = timed(lambda: replify.evaluate("ftplb-star", "iid-bernoulli", n=10, horizon=10**9, pairs=100, seed=0, rho=0.1))
+    results.append(("block-sum fast path, n=10 T=1e9 100 pairs (seconds)", fast, "< 10", fast < 10))
+
+    steps = 200_000
+    costs = (np.random.default_rng(0).random((steps, n)) < 0.5).astype(float)
+    learner = replify.wrap(MyHedge, n=n, horizon=steps, rho=0.1, seed=0, block_size=10_000)
+
+    def bare():
+        acc = np.zeros(n)
+        for c in costs:
+            acc += c
+
+    def stream():
+        for c in costs:
+            learner.act()
+            learner.update(c)
+
+    bare_t, _ = timed(bare)
+    stream_t, _ = timed(stream)
+    results.append(("streaming act()+update() of a wrapped learner / bare add loop", stream_t / bare_t, "<= 5", stream_t / bare_t <= 5))
+    print(f"  streaming {stream_t / steps * 1e6:.2f}us/step, bare {bare_t / steps * 1e6:.2f}us/step")
+
+    kw = dict(n=10, horizon=10**5, pairs=600, seed=0, rho=0.1, block_size=10_000, fast_path=False)
+    one, _ = timed(lambda: replify.evaluate("ftplb-star", "iid-bernoulli", n_jobs=1, **kw))
+    two, _ = timed(lambda: replify.evaluate("ftplb-star", "iid-bernoulli", n_jobs=2, **kw))
+    results.append((f"n_jobs=1 / n_jobs=2 on a {one:.0f}-second workload", one / two, ">= 1.7", one / two >= 1.7))
+
+    print()
+    for label, value, target, ok in results:
+        print(f"{value:10.2f}  target {target:<7} {'met' if ok else 'NOT met'}  {label}")
+
+
+if __name__ == "__main__":
+    main()
