@@ -8,31 +8,18 @@ from typing import Any
 import numpy as np
 
 import replify
-from replify.checks import as_float_array, check_real
-from replify.errors import InvalidArgumentError
+from replify.adversary import ChunkedSequence, check_means, check_scale
 
 
-class IidBernoulli:
+class IidBernoulli(ChunkedSequence):
     """D_t = ⊗_a Bernoulli(means[a]) for every t."""
 
     def __init__(
         self, *, n: int, horizon: int, rng: np.random.Generator, means: Any = 0.5, scale: float = 1.0
     ) -> None:
         self.n, self.horizon = n, horizon
-        m = as_float_array("means", means)
-        if m.ndim == 0:
-            m = np.full(n, float(m))
-        if m.shape != (n,) or not (np.isfinite(m).all() and m.min() >= 0.0 and m.max() <= 1.0):
-            raise InvalidArgumentError(
-                f"means must be a number or an array of shape ({n},) with entries in [0, 1]; got {np.asarray(means)!r}"
-            )
-        self.means = m.copy()  # ours: later changes to the caller's array don't leak in
-        self.scale = check_real("scale", scale)
-        if not 0.0 < self.scale <= 1.0:
-            raise InvalidArgumentError(f"scale must be in (0, 1], got {self.scale}")
-
-    def sample(self, rng: np.random.Generator) -> np.ndarray:
-        return self.sample_chunk(rng, 0, self.horizon)
+        self.means = check_means("means", means, n)  # ours: later changes to the caller's array don't leak in
+        self.scale = check_scale(scale)
 
     def sample_chunk(
         self, rng: np.random.Generator, start: int, stop: int, out: np.ndarray | None = None

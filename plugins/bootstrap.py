@@ -13,11 +13,12 @@ from typing import Any
 import numpy as np
 
 import replify
+from replify.adversary import ChunkedSequence
 from replify.checks import check_int
 from replify.userdata import load_cost_matrix
 
 
-class LocalBootstrap:
+class LocalBootstrap(ChunkedSequence):
     """Step t draws a row uniformly from rows max(1, t−window)..min(T, t+window) of ``costs``."""
 
     def __init__(
@@ -26,9 +27,6 @@ class LocalBootstrap:
         self.n, self.horizon = n, horizon
         self.data = load_cost_matrix(costs, path, n=n, horizon=horizon)
         self.window = check_int("window", window, minimum=0)
-
-    def sample(self, rng: np.random.Generator) -> np.ndarray:
-        return self.sample_chunk(rng, 0, self.horizon)
 
     def sample_chunk(self, rng: np.random.Generator, start: int, stop: int) -> np.ndarray:
         t = np.arange(start, stop)  # 0-based rows

@@ -11,33 +11,19 @@ from typing import Any
 import numpy as np
 
 import replify
-from replify.checks import as_float_array
-from replify.errors import InvalidArgumentError
+from replify.adversary import ChunkedSequence, check_means, check_scale
 
 
-def _means(name: str, value: Any, n: int) -> np.ndarray:
-    m = as_float_array(name, value)
-    m = np.full(n, float(m)) if m.ndim == 0 else m
-    if m.shape != (n,) or not (np.isfinite(m).all() and m.min() >= 0 and m.max() <= 1):
-        raise InvalidArgumentError(f"{name} must be a number or shape ({n},) with entries in [0, 1]; got {np.asarray(value)!r}")
-    return m.copy()
-
-
-class DriftingBernoulli:
+class DriftingBernoulli(ChunkedSequence):
     def __init__(self, *, n: int, horizon: int, rng: np.random.Generator, start: Any, end: Any, scale: float = 1.0) -> None:
         self.n, self.horizon = n, horizon
-        self.start, self.end = _means("start", start, n), _means("end", end, n)
-        if not 0.0 < float(scale) <= 1.0:
-            raise InvalidArgumentError(f"scale must be in (0, 1], got {scale}")
-        self.scale = float(scale)
+        self.start, self.end = check_means("start", start, n), check_means("end", end, n)
+        self.scale = check_scale(scale)
 
     def means_at(self, start: int, stop: int) -> np.ndarray:
         """Means of steps start+1..stop."""
         frac = np.arange(start, stop) / max(self.horizon - 1, 1)
         return self.start + frac[:, None] * (self.end - self.start)
-
-    def sample(self, rng: np.random.Generator) -> np.ndarray:
-        return self.sample_chunk(rng, 0, self.horizon)
 
     def sample_chunk(self, rng: np.random.Generator, start: int, stop: int) -> np.ndarray:
         return (rng.random((stop - start, self.n)) < self.means_at(start, stop)) * self.scale

@@ -9,12 +9,12 @@ from typing import Any
 import numpy as np
 
 import replify
+from replify.adversary import ChunkedSequence, check_means
 from replify.errors import InvalidArgumentError
 from replify.userdata import load_cost_matrix
-from replify_plugins.drifting import _means
 
 
-class Mixture:
+class Mixture(ChunkedSequence):
     """Coordinates in ``stochastic`` cost 1 with probability ``means`` (iid over time); the others
     follow the fixed ``costs`` (an array or ``path``, shape (T, n); its stochastic columns are
     ignored)."""
@@ -28,11 +28,8 @@ class Mixture:
         if idx.size == 0 or idx.min() < 0 or idx.max() >= n:
             raise InvalidArgumentError(f"stochastic must list coordinates in [0, {n}); got {np.asarray(stochastic).tolist()}")
         self.stochastic = idx
-        self.means = _means("means", means, n)[idx]
+        self.means = check_means("means", means, n)[idx]
         self.fixed = load_cost_matrix(costs, path, n=n, horizon=horizon)
-
-    def sample(self, rng: np.random.Generator) -> np.ndarray:
-        return self.sample_chunk(rng, 0, self.horizon)
 
     def sample_chunk(self, rng: np.random.Generator, start: int, stop: int) -> np.ndarray:
         out = np.array(self.fixed[start:stop])

@@ -9,11 +9,12 @@ from typing import Any
 import numpy as np
 
 import replify
-from replify.checks import as_float_array, check_real
+from replify.adversary import ChunkedSequence, check_scale
+from replify.checks import as_float_array
 from replify.errors import InvalidArgumentError
 
 
-class SwitchingBernoulli:
+class SwitchingBernoulli(ChunkedSequence):
     """``means`` has shape (pieces, n); ``switch_at`` are the steps (increasing, in 1..T−1)
     after which the next piece starts — by default the pieces have equal lengths."""
 
@@ -36,16 +37,11 @@ class SwitchingBernoulli:
                 )
         self.means = m.copy()
         self.bounds = np.concatenate([[0], cuts, [horizon]])  # piece j covers steps bounds[j]+1..bounds[j+1]
-        self.scale = check_real("scale", scale)
-        if not 0.0 < self.scale <= 1.0:
-            raise InvalidArgumentError(f"scale must be in (0, 1], got {self.scale}")
+        self.scale = check_scale(scale)
 
     def _means_rows(self, start: int, stop: int) -> np.ndarray:
         piece = np.searchsorted(self.bounds, np.arange(start, stop), side="right") - 1
         return self.means[piece]
-
-    def sample(self, rng: np.random.Generator) -> np.ndarray:
-        return self.sample_chunk(rng, 0, self.horizon)
 
     def sample_chunk(self, rng: np.random.Generator, start: int, stop: int) -> np.ndarray:
         return (rng.random((stop - start, self.n)) < self._means_rows(start, stop)) * self.scale

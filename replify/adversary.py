@@ -1,0 +1,44 @@
+"""Shared pieces of the built-in adversaries (distribution sequences D_1..D_T, paper §2)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .checks import as_float_array, check_real
+from .errors import InvalidArgumentError
+
+
+class ChunkedSequence:
+    """An adversary that draws its costs chunk by chunk: ``sample`` is ``sample_chunk`` over the
+    whole horizon, so consecutive chunks from one generator are, bit for bit, the rows of one
+    ``sample`` call — which is what lets the evaluation engine stream."""
+
+    n: int
+    horizon: int
+
+    def sample(self, rng: np.random.Generator) -> np.ndarray:
+        return self.sample_chunk(rng, 0, self.horizon)
+
+    def sample_chunk(self, rng: np.random.Generator, start: int, stop: int) -> np.ndarray:
+        raise NotImplementedError
+
+
+def check_means(name: str, value: Any, n: int) -> np.ndarray:
+    """Bernoulli means: a number (every coordinate) or shape ``(n,)``, entries in [0, 1]; a copy."""
+    m = as_float_array(name, value)
+    m = np.full(n, float(m)) if m.ndim == 0 else m
+    if m.shape != (n,) or not (np.isfinite(m).all() and m.min() >= 0.0 and m.max() <= 1.0):
+        raise InvalidArgumentError(
+            f"{name} must be a number or an array of shape ({n},) with entries in [0, 1]; got {np.asarray(value)!r}"
+        )
+    return m.copy()
+
+
+def check_scale(value: Any) -> float:
+    """The cost of a Bernoulli 1: in (0, 1]."""
+    scale = check_real("scale", value)
+    if not 0.0 < scale <= 1.0:
+        raise InvalidArgumentError(f"scale must be in (0, 1], got {scale}")
+    return scale
