@@ -100,7 +100,7 @@ def main() -> None:
     results.append(("streaming act()+update() of a wrapped learner / bare add loop", stream_t / bare_t, "<= 5", stream_t / bare_t <= 5))
     print(f"  streaming {stream_t / steps * 1e6:.2f}us/step, bare {bare_t / steps * 1e6:.2f}us/step")
 
-    kw = dict(n=10, horizon=10**5, pairs=600, seed=0, rho=0.1, block_size=10_000, fast_path=False)
+    kw = dict(n=10, horizon=10**5, pairs=1000, seed=0, rho=0.1, block_size=10_000, fast_path=False)
     one, _ = timed(lambda: replify.evaluate("ftplb-star", "iid-bernoulli", n_jobs=1, **kw))
     two, _ = timed(lambda: replify.evaluate("ftplb-star", "iid-bernoulli", n_jobs=2, **kw))
     results.append((f"n_jobs=1 / n_jobs=2 on a {one:.0f}-second workload", one / two, ">= 1.7", one / two >= 1.7))

@@ -20,6 +20,7 @@ class IidBernoulli(ChunkedSequence):
         self.n, self.horizon = n, horizon
         self.means = check_means("means", means, n)  # ours: later changes to the caller's array don't leak in
         self.scale = check_scale(scale)
+        self.integer_costs = self.scale == 1.0
 
     def sample_chunk(
         self, rng: np.random.Generator, start: int, stop: int, out: np.ndarray | None = None

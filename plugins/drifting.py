@@ -19,6 +19,7 @@ class DriftingBernoulli(ChunkedSequence):
         self.n, self.horizon = n, horizon
         self.start, self.end = check_means("start", start, n), check_means("end", end, n)
         self.scale = check_scale(scale)
+        self.integer_costs = self.scale == 1.0
 
     def means_at(self, start: int, stop: int) -> np.ndarray:
         """Means of steps start+1..stop."""

@@ -38,6 +38,7 @@ class SwitchingBernoulli(ChunkedSequence):
         self.means = m.copy()
         self.bounds = np.concatenate([[0], cuts, [horizon]])  # piece j covers steps bounds[j]+1..bounds[j+1]
         self.scale = check_scale(scale)
+        self.integer_costs = self.scale == 1.0
 
     def _means_rows(self, start: int, stop: int) -> np.ndarray:
         piece = np.searchsorted(self.bounds, np.arange(start, stop), side="right") - 1

@@ -17,6 +17,9 @@ class ChunkedSequence:
 
     n: int
     horizon: int
+    #: True when every cost it draws is an integer (0/1 Bernoulli at scale 1): sums are then
+    #: exact in any order, and the evaluation engine may add with BLAS instead of step by step.
+    integer_costs: bool = False
 
     def sample(self, rng: np.random.Generator) -> np.ndarray:
         return self.sample_chunk(rng, 0, self.horizon)

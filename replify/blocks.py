@@ -83,12 +83,25 @@ def n_blocks(horizon: int, block_size: int) -> int:
     return -(-horizon // block_size)
 
 
-def _reduce_from(rows: np.ndarray, start: np.ndarray) -> np.ndarray:
+def _sum_rows(rows: np.ndarray, axis: int, any_order: bool) -> np.ndarray:
+    """Sum over ``axis`` (1 or 2): sequentially with ``np.add.reduce`` (along a non-innermost
+    axis it adds in order, unlike ``reduceat``), or — when every value is an integer, so that
+    any order gives the same exact sum — with a BLAS product, several times faster."""
+    if any_order:
+        return np.matmul(np.ones(rows.shape[axis]), rows) if axis == rows.ndim - 2 else np.add.reduce(rows, axis=axis)
+    return np.add.reduce(rows, axis=axis)
+
+
+def _reduce_from(rows: np.ndarray, start: np.ndarray, any_order: bool = False) -> np.ndarray:
     """``start + r_1 + r_2 + …`` over axis 1 of ``rows`` (lanes, r, n), added in order: the
     start is folded into the first row, summed with ``np.add.reduce`` (sequential along a
-    non-innermost axis, unlike ``reduceat`` and innermost-axis sums), and the row restored."""
+    non-innermost axis, unlike ``reduceat`` and innermost-axis sums), and the row restored.
+    With ``any_order`` (integer values: every order gives the same exact sum) it is simply
+    ``start + Σ rows``."""
     if rows.shape[1] == 0:
         return start.copy()
+    if any_order:
+        return start + _sum_rows(rows, 1, True)
     first = rows[:, 0].copy()
     rows[:, 0] += start
     out = np.add.reduce(rows, axis=1)
@@ -97,7 +110,7 @@ def _reduce_from(rows: np.ndarray, start: np.ndarray) -> np.ndarray:
 
 
 def fold_blocks(
-    costs: np.ndarray, cum: np.ndarray, acc: np.ndarray, cuts: np.ndarray, block: int
+    costs: np.ndarray, cum: np.ndarray, acc: np.ndarray, cuts: np.ndarray, block: int, any_order: bool = False
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The block bookkeeping shared by :class:`BlockLearner` and the evaluation engine.
 
@@ -106,23 +119,24 @@ def fold_blocks(
     row counts (in 1..L) at which blocks end in this chunk. Returns each ended block's sum
     ``(lanes, k, n)`` (added step by step from zero, the open block's rows included), the totals
     after each ``(lanes, k, n)``, and the running sum of the block left open. Reads the costs
-    once (the rows are restored bit for bit); no per-step array is made.
+    once (the rows are restored bit for bit); no per-step array is made. ``any_order`` may be
+    set when every cost is an integer (the sums are then exact whatever the order).
     """
     lanes, length, n = costs.shape
     k = cuts.size
     if k == 0:
-        return np.empty((lanes, 0, n)), np.empty((lanes, 0, n)), _reduce_from(costs, acc)
+        return np.empty((lanes, 0, n)), np.empty((lanes, 0, n)), _reduce_from(costs, acc, any_order)
     sums = np.empty((lanes, k, n))
-    sums[:, 0] = _reduce_from(costs[:, : cuts[0]], acc)
+    sums[:, 0] = _reduce_from(costs[:, : cuts[0]], acc, any_order)
     # Blocks 1..k-1 have length B, except a last one cut short by the horizon.
     regular = k - 1 if k == 1 or cuts[-1] - cuts[-2] == block else k - 2
     if regular >= 1:
         rows = costs[:, cuts[0] : cuts[regular]].reshape(lanes, regular, block, n)
-        sums[:, 1 : regular + 1] = np.add.reduce(rows, axis=2)
+        sums[:, 1 : regular + 1] = _sum_rows(rows, 2, any_order)
     if regular == k - 2:
-        sums[:, k - 1] = np.add.reduce(costs[:, cuts[-2] : cuts[-1]], axis=1)
+        sums[:, k - 1] = _sum_rows(costs[:, cuts[-2] : cuts[-1]], 1, any_order)
     totals = np.cumsum(np.concatenate([cum[:, None], sums], axis=1), axis=1)[:, 1:]
-    return sums, totals, _reduce_from(costs[:, cuts[-1] :], np.zeros_like(acc))
+    return sums, totals, _reduce_from(costs[:, cuts[-1] :], np.zeros_like(acc), any_order)
 
 
 def block_ends(t0: int, t1: int, block: int, horizon: int) -> np.ndarray:

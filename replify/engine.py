@@ -207,21 +207,41 @@ def _check_decided(decided: np.ndarray, n: int, problem: str) -> np.ndarray:
     return decided
 
 
+#: Bytes of one lane's chunk on the block path: small enough to stay in cache between the draw
+#: and the one pass that folds it into block sums.
+LANE_CHUNK_BYTES = 256 * 2**10
+
+
 def _per_step(state: _Lanes, block_cls: type | None, budget: int) -> None:
     lanes, n, horizon = len(state.learners), state.n, state.horizon
+    if block_cls is not None:
+        # Lane by lane through a cache-sized buffer: draw, fold into block sums, move on. Only
+        # the per-block sums of all lanes are kept, for one batched decision per chunk.
+        b = state.learners[0].block_size
+        # An adversary whose costs are all integers lets the sums be taken in any order (exact).
+        any_order = bool(getattr(state.seq, "integer_costs", False))
+        rows = max(1, min(budget // (n * 8), LANE_CHUNK_BYTES // (n * 8)))
+        buf = np.empty((rows, n))
+        for t0 in range(0, horizon, rows):
+            t1 = min(horizon, t0 + rows)
+            chunk = buf[: t1 - t0]
+            ends = block_ends(t0, t1, b, horizon)
+            sums, totals = np.empty((lanes, ends.size, n)), np.empty((lanes, ends.size, n))
+            for i, rng in enumerate(state.rngs):
+                state._rows(i, rng, t0, t1, chunk)
+                s_i, tot_i, acc_i = fold_blocks(
+                    chunk[None], state.cum[i : i + 1], state.acc[i : i + 1], ends - t0, b, any_order
+                )
+                sums[i], totals[i], state.acc[i] = s_i[0], tot_i[0], acc_i[0]
+            _blocks(state, block_cls, ends, sums, totals, t0, t1)
+        return
     rows = max(1, budget // (lanes * n * 8))
     for t0 in range(0, horizon, rows):
         t1 = min(horizon, t0 + rows)
         costs = state.draw_rows(t0, t1)
-        if block_cls is not None:
-            b = state.learners[0].block_size
-            ends = block_ends(t0, t1, b, horizon)
-            sums, totals, state.acc = fold_blocks(costs, state.cum, state.acc, ends - t0, b)
-            _blocks(state, block_cls, ends, sums, totals, t0, t1)
-        else:
-            actions = np.stack([_run_lane(lr, costs[i], n, state.problem, t0) for i, lr in enumerate(state.learners)])
-            state.set_cum(accumulate(state.cum, costs.transpose(0, 2, 1)), t1)
-            state.account(actions, step_costs(actions, costs), np.ones(t1 - t0), np.arange(t0, t1))
+        actions = np.stack([_run_lane(lr, costs[i], n, state.problem, t0) for i, lr in enumerate(state.learners)])
+        state.set_cum(accumulate(state.cum, costs.transpose(0, 2, 1)), t1)
+        state.account(actions, step_costs(actions, costs), np.ones(t1 - t0), np.arange(t0, t1))
 
 
 def _blocks(state: _Lanes, block_cls: type, ends: np.ndarray, sums: np.ndarray, totals: np.ndarray, t0: int, t1: int) -> None:
