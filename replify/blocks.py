@@ -16,7 +16,6 @@ import attrs
 import numpy as np
 
 from .checks import CostDomain, check_action, check_int, check_next_step, check_remaining
-from .cumulative import running_sums
 
 #: Rows of costs handled at once by :meth:`BlockLearner.run`; bounds its working memory.
 CHUNK_ROWS = 1 << 16

@@ -6,10 +6,12 @@ independent draws of the adversary's costs. The engine runs many pairs at once a
 bounded whatever the horizon:
 
 * **per-step path** — each lane's costs are drawn chunk by chunk from its own generator (so a
-  pair's results do not depend on which other pairs run with it, or where); cumulative sums,
-  the learners' decisions, the cost paid, and the agreement of the two runs are numpy over
-  lanes and time. Block learners of one class decide for all lanes in one call at each block
-  boundary; any other learner runs its own ``run`` (or ``act``/``update``) lane by lane.
+  pair's results do not depend on which other pairs run with it, or where). For block
+  learners of one class, each lane's chunk is drawn into a cache-sized buffer and folded into
+  block sums at once (:func:`replify.blocks.fold_blocks`); the cost paid is a block's sum at
+  the block's action, the agreement is counted per block, and all lanes decide in one call at
+  each block boundary — no per-step array is ever made. Any other learner runs its own
+  ``run`` (or ``act``/``update``) lane by lane on a ``(lanes, rows, n)`` chunk.
 * **block-sum fast path** — block learners decide only at block boundaries, from cumulative
   costs there, and pay a block's cost sum; when the adversary can draw the sum of a block's
   costs directly (``sample_sums``), the engine draws block sums and never a per-step cost.
@@ -17,7 +19,9 @@ bounded whatever the horizon:
   distribution as on the per-step path (the draws differ, so single results differ).
 
 Every sum that a result depends on is accumulated sequentially, in time order, so the per-step
-path gives the same floats as stepping the learners one step at a time.
+path gives the same floats as stepping the learners one step at a time — except that when an
+adversary declares ``integer_costs`` (0/1 Bernoulli costs) the sums are taken with BLAS, which
+is exact, and so still identical, in any order.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ Environment variables:
 from __future__ import annotations
 
 import os
-from importlib.metadata import EntryPoint, entry_points
+from importlib.metadata import entry_points
 from types import MappingProxyType
 from typing import Any, Callable, Iterable, Mapping
 
