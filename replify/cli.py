@@ -1,4 +1,4 @@
-"""The ``replify`` command line: ``list``, ``run``, ``sweep``.
+"""The ``replify`` command line: ``list``, ``run``, ``sweep``, ``demo``.
 
 Errors are one line on stderr (``replify: error: …``) and exit status 2; a progress bar goes
 to stderr for anything that runs longer than a second, unless stderr is not a terminal or
@@ -139,6 +139,19 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_demo(args: argparse.Namespace) -> int:
+    from .lower_bounds import DEMOS
+
+    demo = DEMOS[args.demo](quick=args.quick, seed=args.seed)
+    print(f"replify demo {args.demo}: {demo.settings_line()}")
+    print(demo.table())
+    if args.json:
+        Path(args.json).write_text(json.dumps(demo.to_dict(), indent=2, sort_keys=True) + "\n")
+    if args.plot:
+        demo.plot(args.plot)
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="replify", description="Replicable online learning: measure replicability and regret.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -170,6 +183,14 @@ def parser() -> argparse.ArgumentParser:
     sw.add_argument("--plot", metavar="PATH", help="save regret-vs-T and rho-vs-block-size plots")
     sw.add_argument("--quiet", action="store_true")
     sw.set_defaults(func=cmd_sweep)
+
+    demo = sub.add_parser("demo", help="the paper's lower bounds and the FLL example, from one command")
+    demo.add_argument("demo", choices=["coin", "phases", "lazy-leader"])
+    demo.add_argument("--quick", action="store_true", help="small sizes: seconds instead of about a minute")
+    demo.add_argument("--seed", type=int, default=0)
+    demo.add_argument("--json", metavar="PATH", help="write the table and settings as JSON")
+    demo.add_argument("--plot", metavar="PATH", help="save the demo's plot (.png or .svg)")
+    demo.set_defaults(func=cmd_demo)
     return p
 
 

@@ -61,6 +61,7 @@ class Outcomes:
     fast_path: bool
     agree_steps: np.ndarray  # per time bin: pair-steps on which the two runs agree
     bin_edges: np.ndarray
+    action_counts: np.ndarray | None = None  # experts: (pairs, 2, n) steps each run played each expert
 
     @classmethod
     def concatenate(cls, parts: Sequence[Outcomes]) -> Outcomes:
@@ -73,6 +74,7 @@ class Outcomes:
             fast_path=parts[0].fast_path,
             agree_steps=np.sum([p.agree_steps for p in parts], axis=0),
             bin_edges=parts[0].bin_edges,
+            action_counts=None if parts[0].action_counts is None else np.concatenate([p.action_counts for p in parts]),
         )
 
     @property
@@ -126,6 +128,7 @@ class _Lanes:
         self.paid = np.zeros(lanes)
         self.agree = np.zeros(pairs)
         self.first = np.zeros(pairs, dtype=np.int64)
+        self.counts = np.zeros((lanes, n)) if self.problem == "experts" else None
         self.edges = np.unique(np.linspace(0, horizon, CURVE_BINS + 1).round().astype(np.int64))
         self.curve = np.zeros(self.edges.size - 1)
         self._full: list[np.ndarray | None] = [None] * lanes
@@ -176,6 +179,11 @@ class _Lanes:
     def account_segments(self, actions: np.ndarray, lengths: np.ndarray, starts: np.ndarray) -> None:
         """Agreement of the two runs of every pair over segments (steps or blocks) of the given
         ``lengths`` starting at steps ``starts`` (0-based), with ``actions`` per lane and segment."""
+        if self.counts is not None:  # steps each lane spent on each expert (for the majority decoder)
+            lanes = actions.shape[0]
+            flat = (np.arange(lanes)[:, None] * self.n + actions).ravel()
+            weights = np.broadcast_to(lengths, actions.shape).ravel()
+            self.counts += np.bincount(flat, weights=weights, minlength=lanes * self.n).reshape(lanes, self.n)
         a, b = actions[0::2], actions[1::2]
         same = a == b if self.problem == "experts" else (a == b).all(axis=-1)
         self.agree += (same * lengths).sum(axis=1)
@@ -358,6 +366,7 @@ def simulate(
                 fast_path=use_fast,
                 agree_steps=state.curve,
                 bin_edges=state.edges,
+                action_counts=None if state.counts is None else state.counts.reshape(-1, 2, n),
             )
         )
         if progress is not None:

@@ -33,7 +33,8 @@ class Report:
     paper, on which they differ; 0 when they never do) and ``regret`` (shape ``(pairs, 2)``,
     each run against the best fixed action in hindsight on its own costs). ``agreement_curve``
     is, per time bin (``curve_edges``, steps), the fraction of (pair, step) on which the two runs
-    play the same action.
+    play the same action; ``action_counts`` (experts) is ``(pairs, 2, n)``: how many steps each run
+    played each expert.
     """
 
     learner: str
@@ -52,6 +53,7 @@ class Report:
     fast_path: bool = False
     agreement_curve: np.ndarray | None = None
     curve_edges: np.ndarray | None = None
+    action_counts: np.ndarray | None = None
 
     @property
     def failures(self) -> int:
@@ -118,6 +120,8 @@ class Report:
                 "first_divergence": self.first_divergence.tolist(),
                 "regret": self.regret.tolist(),
             }
+            if self.action_counts is not None:
+                out["action_counts"] = self.action_counts.tolist()
         return out
 
 
@@ -227,6 +231,7 @@ def evaluate(
         fast_path=outcomes.fast_path,
         agreement_curve=outcomes.agreement_curve,
         curve_edges=outcomes.bin_edges,
+        action_counts=outcomes.action_counts,
     )
 
 

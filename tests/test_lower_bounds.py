@@ -1,0 +1,106 @@
+"""The lower-bound adversaries, the coin reduction and the demos (paper §7 and §3.1)."""
+
+import json
+import math
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import replify
+from replify.errors import InvalidArgumentError
+from replify.lower_bounds import coin_reduction, lazy_leader_demo, majority_decoder
+
+
+def hoeffding(k, outcomes=1, false_alarm=1e-6):
+    return math.sqrt(math.log(2 * outcomes / false_alarm) / (2 * k))
+
+
+def test_coin_draws_the_theorems_law_with_the_sign_fixed_first():
+    T = 40_000
+    seq = replify.make_adversary("coin", n=2, horizon=T, seed=3, tau=0.1)
+    a, b = seq.sample(np.random.default_rng(0)), seq.sample(np.random.default_rng(1))
+    assert seq.sign in (-1, 1) and seq.bias == 0.5 + seq.sign * 0.1  # chosen once, before any draw
+    for c in (a, b):
+        assert np.array_equal(c[:, 1], 1 - c[:, 0]) and set(np.unique(c[:, 0])) <= {0.0, 1.0}
+        assert abs(c[:, 0].mean() - seq.bias) < hoeffding(T, outcomes=2)
+    assert seq.best == (1 if seq.sign > 0 else 0)
+    signs = {replify.make_adversary("coin", n=2, horizon=10, seed=s, tau=0.1).sign for s in range(20)}
+    assert signs == {-1, 1}  # the adversary's stream decides
+    assert replify.make_adversary("coin", n=2, horizon=1600, seed=0, K=10.0).tau == pytest.approx(10 / (1600 / 16))
+    varied = [replify.make_adversary("coin", n=2, horizon=10, seed=s, tau=0.1, random_bias=True).bias for s in range(50)]
+    assert all(0.4 < p < 0.6 for p in varied) and len(set(varied)) == 50
+    sums = seq.sample_sums(np.random.default_rng(2), np.array([0, 100]), np.array([100, 350]))
+    assert np.array_equal(sums.sum(axis=1), [100, 250])
+    with pytest.raises(InvalidArgumentError, match=r"the coin adversary has n = 2 experts, got n=3"):
+        replify.make_adversary("coin", n=3, horizon=10, seed=0, tau=0.1)
+    with pytest.raises(InvalidArgumentError, match=r"tau must lie in \(0, 1/2\), got 0.625 from K=50"):
+        replify.make_adversary("coin", n=2, horizon=1280, seed=0, K=50)
+
+
+def test_coin_phases_means_per_phase_and_dead_experts():
+    n, T = 8, 30_000
+    seq = replify.make_adversary("coin-phases", n=n, horizon=T, seed=5, tau=0.2)
+    c = seq.sample(np.random.default_rng(0))
+    assert np.array_equal(seq.signs, replify.make_adversary("coin-phases", n=n, horizon=T, seed=5, tau=0.2).signs)
+    alive = [(0, n)]
+    for j, s in enumerate(seq.signs):
+        lo, hi = alive[-1]
+        assert (lo, hi) == seq.alive[j]
+        mid = (lo + hi) // 2
+        rows = c[seq.bounds[j] : seq.bounds[j + 1]]
+        assert np.all(rows[:, :lo] == 1) and np.all(rows[:, hi:] == 1)  # experts already out cost 1
+        assert np.all(rows[:, lo:mid] == rows[:, [lo]]) and np.array_equal(rows[:, mid:hi], 1 - rows[:, lo:mid])
+        assert abs(rows[:, lo].mean() - (0.5 + s * 0.2)) < hoeffding(len(rows), outcomes=3)
+        alive.append((mid, hi) if s > 0 else (lo, mid))
+    assert alive[-1] == (seq.best, seq.best + 1) and np.argmin(c.sum(axis=0)) == seq.best
+    with pytest.raises(InvalidArgumentError, match=r"coin-phases needs n = 2\^m experts, got n=6"):
+        replify.make_adversary("coin-phases", n=6, horizon=100, seed=0, tau=0.1)
+
+
+def test_lazy_leader_trap_has_the_day_one_bonus_in_every_draw():
+    seq = replify.make_adversary("lazy-leader-trap", n=2, horizon=20_000, seed=0)
+    for r in range(3):
+        c = seq.sample(np.random.default_rng(r))
+        assert np.array_equal(c[0], [0.0, -1.0]) and np.abs(c).sum(axis=1).max() <= 1.0
+        assert np.all(np.abs(c[1:].mean(axis=0) - np.array([0.3, 0.5]) * 0.5) < 0.5 * hoeffding(20_000, outcomes=6))
+
+
+def test_majority_decoder():
+    assert majority_decoder([1, 1, 0]) == 1 and majority_decoder([0, 1]) == 0 and majority_decoder(np.zeros(5, int)) == 0
+    with pytest.raises(InvalidArgumentError, match="experts 0 and 1"):
+        majority_decoder([0, 2])
+
+
+def test_the_majority_decoder_recovers_the_bias_from_a_low_regret_learner():
+    # The proof: with regret at most K and tau = K/(delta T), the majority is right with
+    # probability >= 1 - delta = 15/16. Hedge's regret bound gives K. Over both signs, 2 x 150
+    # independent runs; the exact 95% interval's lower end must clear 15/16.
+    T = 10_000
+    K = math.sqrt(T * math.log(2) / 2)
+    red = coin_reduction("hedge", horizon=T, pairs=150, seed=0, K=K)
+    assert red.tau == pytest.approx(16 * K / T)
+    assert red.success_ci[0] >= 15 / 16
+    assert red.regret_mean <= K
+
+
+@pytest.mark.parametrize("name", ["coin", "phases", "lazy-leader"])
+def test_demo_quick_from_the_command_line(name, tmp_path):
+    out = subprocess.run(
+        [sys.executable, "-m", "replify.cli", "demo", name, "--quick", "--json", str(tmp_path / "d.json"),
+         "--plot", str(tmp_path / "d.png")], capture_output=True, text=True, timeout=600,
+    )
+    assert out.returncode == 0, out.stderr
+    assert f"replify demo {name}" in out.stdout and "rho_hat" in out.stdout
+    data = json.loads((tmp_path / "d.json").read_text())
+    assert data["demo"] == name and len(data["rows"]) >= 2
+    assert (tmp_path / "d.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and (tmp_path / "d.png").stat().st_size > 5000
+
+
+def test_lazy_leader_demo_shows_ftpl_not_replicable_and_fllb_replicable():
+    demo = lazy_leader_demo(quick=True, seed=0)
+    rows = {r["algorithm"]: r for r in demo.rows}
+    assert rows["ftpl"]["rho_hat"] >= 0.5 and rows["fll"]["rho_hat"] >= 0.5
+    assert rows["fllb"]["rho_ci"][1] <= demo.settings["rho"]
+    assert rows["ftpl"]["switch on S"] != rows["ftpl"]["switch on S'"] and rows["fllb"]["identical"]
