@@ -56,3 +56,14 @@ def test_quickstart_runs_and_reports_a_replicable_learner():
                          capture_output=True, text=True, timeout=600)
     assert "wrapped MyHedge" in out.stdout and "plain Hedge" in out.stdout
     assert re.search(r"interval for rho ends at 0\.\d+ \(<= rho = 0\.1\)", out.stdout), out.stdout
+
+
+@pytest.mark.parametrize("script", ["demo_coin.py", "demo_phases.py", "demo_lazy_leader.py"])
+def test_demo_examples_run_quick(script):
+    out = subprocess.run([sys.executable, str(ROOT / "examples" / script), "--quick"], check=True,
+                         capture_output=True, text=True, timeout=600)
+    assert "rho_hat" in out.stdout
+
+
+def test_readme_main_job_is_the_coin_demo():
+    assert "python -m pip install -e . && replify demo coin" in (ROOT / "README.md").read_text()

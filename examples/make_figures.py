@@ -1,0 +1,29 @@
+"""Regenerate the README's figures (docs/*.png) without a notebook.
+
+Run:  python examples/make_figures.py      (needs the plot extra: pip install -e '.[plot]')
+"""
+
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+import replify
+from replify.lower_bounds import DEMOS
+from replify.plots import plot_sweep
+
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+DOCS.mkdir(exist_ok=True)
+
+for name, demo in DEMOS.items():  # docs/demo-coin.png, docs/demo-phases.png, docs/demo-lazy-leader.png
+    demo(seed=0).plot(DOCS / f"demo-{name}.png")
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", replify.errors.BlockSizeWarning)
+    result = replify.sweep(
+        learners=["ftplb-star", "fllb"], adversaries=["iid-bernoulli"], horizons=[10**4, 10**5, 10**6, 10**7], ns=[10],
+        rhos=[0.1], block_multipliers=[0.03, 0.1, 0.3], pairs=100, seed=0,
+        adversary_params={"iid-bernoulli": {"means": list(np.linspace(0.3, 0.7, 10))}},
+    )
+plot_sweep(result, path=DOCS / "sweep.png")
+print("wrote", sorted(p.name for p in DOCS.glob("*.png")))
