@@ -167,8 +167,8 @@ def test_unknown_learner_name_lists_the_known_ones():
     with pytest.raises(UnknownNameError, match=r"no learner named 'hedgehog'; known learners: fll, fllb, ftpl, ftplb, ftplb-star, hedge, iid-experts") as info:
         replify.wrap("hedgehog", n=3, horizon=10, rho=0.1, seed=0)
     assert isinstance(info.value, KeyError)
-    with pytest.raises(UnknownNameError, match=r"known adversaries: drifting-bernoulli, iid-bernoulli, local-bootstrap, mixture, point-mass, switching-bernoulli"):
-        replify.make_adversary("coin", n=2, horizon=10, seed=0)
+    with pytest.raises(UnknownNameError, match=r"no adversary named 'dice'; known adversaries: coin, coin-phases, drifting-bernoulli"):
+        replify.make_adversary("dice", n=2, horizon=10, seed=0)
 
 
 def test_make_refuses_rho_for_a_learner_without_a_guarantee_and_unknown_overrides():
