@@ -20,6 +20,7 @@ import attrs
 import numpy as np
 
 from .actions import Simplex
+from .checks import check_int, public
 from .errors import BlockSizeWarning, InvalidArgumentError
 from .evaluation import evaluate
 from .factory import make, make_adversary
@@ -71,12 +72,14 @@ class CoinReduction:
         return clopper_pearson(self.failures, 2 * self.pairs)
 
 
+@public
 def coin_reduction(
     learner: str | Callable[..., Any], *, horizon: int, pairs: int, seed: int, tau: float | None = None,
     K: float | None = None, rho: float | None = None, **overrides: Any,
 ) -> CoinReduction:
     """Run ``learner`` on the coin adversary with s = +1 and s = −1 (``pairs`` pairs each) and
     decode every first run of a pair by :func:`majority_decoder`."""
+    horizon, pairs = check_int("horizon", horizon, minimum=1), check_int("pairs", pairs, minimum=2)
     successes = failures = 0
     per_pair, bound = [], None
     for k, sign in enumerate((1, -1)):
@@ -134,6 +137,7 @@ def _fmt(v: Any) -> str:
 
 
 # -- the coin demo ---------------------------------------------------------------------------
+@public
 def coin_demo(*, quick: bool = False, seed: int = 0) -> Demo:
     """n = 2: for a grid of ρ, the replicable algorithms on the coin at τ = 1/(ρ√T) (where the
     lower bound ρ ≳ 1/(τ√T) binds, its constant taken as 1), beside √T/ρ, their upper bounds,
@@ -191,6 +195,7 @@ def _plot_coin(demo: Demo, path: Any) -> Any:
 
 
 # -- the phases demo ---------------------------------------------------------------------------
+@public
 def phases_demo(*, quick: bool = False, seed: int = 0) -> Demo:
     """n = 2, 4, …, 64: FTPLB* on the coin-phases adversary (m = log2 n phases of T/m steps, each
     coin at τ = 1/(ρ√(T/m))), beside √(T log n)/ρ, the adversarial lower bound's shape."""
@@ -241,6 +246,7 @@ def _switch(actions: np.ndarray) -> int | None:
     return int(moved[0]) + 1 if moved.size else None
 
 
+@public
 def lazy_leader_demo(*, quick: bool = False, seed: int = 0) -> Demo:
     """Paper §3.1: on the lazy-leader trap, FTPL and FLL switch leaders at different steps on S
     and S' (not replicable); FLLB, with blocks and the ε its proof certifies, plays identical

@@ -104,3 +104,14 @@ def test_lazy_leader_demo_shows_ftpl_not_replicable_and_fllb_replicable():
     assert rows["ftpl"]["rho_hat"] >= 0.5 and rows["fll"]["rho_hat"] >= 0.5
     assert rows["fllb"]["rho_ci"][1] <= demo.settings["rho"]
     assert rows["ftpl"]["switch on S"] != rows["ftpl"]["switch on S'"] and rows["fllb"]["identical"]
+
+
+def test_coin_reduction_checks_its_arguments():
+    from replify.errors import ArgumentTypeError
+
+    with pytest.raises(ArgumentTypeError, match=r'argument "horizon"'):
+        coin_reduction("hedge", horizon="100", pairs=5, seed=0, tau=0.1)
+    with pytest.raises(InvalidArgumentError, match=r"pairs must be an integer >= 2, got 1"):
+        coin_reduction("hedge", horizon=100, pairs=1, seed=0, tau=0.1)
+    with pytest.raises(InvalidArgumentError, match=r"give exactly one of tau= or K="):
+        coin_reduction("hedge", horizon=100, pairs=5, seed=0)
