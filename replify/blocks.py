@@ -82,13 +82,14 @@ def n_blocks(horizon: int, block_size: int) -> int:
     return -(-horizon // block_size)
 
 
-def _sum_rows(rows: np.ndarray, axis: int, any_order: bool) -> np.ndarray:
-    """Sum over ``axis`` (1 or 2): sequentially with ``np.add.reduce`` (along a non-innermost
-    axis it adds in order, unlike ``reduceat``), or — when every value is an integer, so that
-    any order gives the same exact sum — with a BLAS product, several times faster."""
+def _sum_rows(rows: np.ndarray, any_order: bool) -> np.ndarray:
+    """Sum over the time axis, the second to last: sequentially with ``np.add.reduce`` (along
+    a non-innermost axis it adds in order, unlike ``reduceat``), or — when every value is an
+    integer, so that any order gives the same exact sum — with a BLAS product, several times
+    faster."""
     if any_order:
-        return np.matmul(np.ones(rows.shape[axis]), rows) if axis == rows.ndim - 2 else np.add.reduce(rows, axis=axis)
-    return np.add.reduce(rows, axis=axis)
+        return np.matmul(np.ones(rows.shape[-2]), rows)
+    return np.add.reduce(rows, axis=-2)
 
 
 def _reduce_from(rows: np.ndarray, start: np.ndarray, any_order: bool = False) -> np.ndarray:
@@ -100,7 +101,7 @@ def _reduce_from(rows: np.ndarray, start: np.ndarray, any_order: bool = False) -
     if rows.shape[1] == 0:
         return start.copy()
     if any_order:
-        return start + _sum_rows(rows, 1, True)
+        return start + _sum_rows(rows, True)
     first = rows[:, 0].copy()
     rows[:, 0] += start
     out = np.add.reduce(rows, axis=1)
@@ -131,9 +132,9 @@ def fold_blocks(
     regular = k - 1 if k == 1 or cuts[-1] - cuts[-2] == block else k - 2
     if regular >= 1:
         rows = costs[:, cuts[0] : cuts[regular]].reshape(lanes, regular, block, n)
-        sums[:, 1 : regular + 1] = _sum_rows(rows, 2, any_order)
+        sums[:, 1 : regular + 1] = _sum_rows(rows, any_order)
     if regular == k - 2:
-        sums[:, k - 1] = _sum_rows(costs[:, cuts[-2] : cuts[-1]], 1, any_order)
+        sums[:, k - 1] = _sum_rows(costs[:, cuts[-2] : cuts[-1]], any_order)
     totals = np.cumsum(np.concatenate([cum[:, None], sums], axis=1), axis=1)[:, 1:]
     return sums, totals, _reduce_from(costs[:, cuts[-1] :], np.zeros_like(acc), any_order)
 
@@ -181,8 +182,13 @@ class BlockLearner:
         given ``cums[k] = c_{1:steps[k]}``: an array of k indices (experts) or ``(k, n)``."""
         raise NotImplementedError
 
+    @property
+    def action_source(self) -> str:
+        """Who decided the actions, for error messages."""
+        return type(self).__name__
+
     def _check(self, action: Any, step: int) -> Any:
-        return check_action(action, n=self.n, problem=self.problem, step=step, source=type(self).__name__)
+        return check_action(action, n=self.n, problem=self.problem, step=step, source=self.action_source)
 
     @classmethod
     def decide_batch(cls, learners: list, cums: np.ndarray, steps: np.ndarray) -> np.ndarray:

@@ -144,11 +144,13 @@ class _Lanes:
     def draw_rows(self, t0: int, t1: int) -> np.ndarray:
         """Every lane's costs for steps t0+1..t1, from its own generator."""
         costs = np.empty((len(self.learners), t1 - t0, self.n))
-        for i, rng in enumerate(self.rngs):  # one numpy draw per lane and chunk
-            self._rows(i, rng, t0, t1, costs[i])
+        for i in range(len(self.rngs)):  # one numpy draw per lane and chunk
+            self.draw_lane(i, t0, t1, costs[i])
         return costs
 
-    def _rows(self, i: int, rng: np.random.Generator, t0: int, t1: int, out: np.ndarray) -> None:
+    def draw_lane(self, i: int, t0: int, t1: int, out: np.ndarray) -> None:
+        """Lane ``i``'s costs for steps t0+1..t1, into ``out``, from the lane's own generator."""
+        rng = self.rngs[i]
         sample_chunk = getattr(self.seq, "sample_chunk", None)
         if callable(sample_chunk):
             try:
@@ -239,8 +241,8 @@ def _per_step(state: _Lanes, block_cls: type | None, budget: int) -> None:
             chunk = buf[: t1 - t0]
             ends = block_ends(t0, t1, b, horizon)
             sums, totals = np.empty((lanes, ends.size, n)), np.empty((lanes, ends.size, n))
-            for i, rng in enumerate(state.rngs):
-                state._rows(i, rng, t0, t1, chunk)
+            for i in range(lanes):
+                state.draw_lane(i, t0, t1, chunk)
                 s_i, tot_i, acc_i = fold_blocks(
                     chunk[None], state.cum[i : i + 1], state.acc[i : i + 1], ends - t0, b, any_order
                 )

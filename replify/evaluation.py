@@ -245,8 +245,7 @@ def _dispatch(
         raise InvalidArgumentError("scheduler applies only to backend='dask'")
     if backend == "processes" and n_jobs == 1:
         return simulate(build, seq, pair_ids=range(pairs), progress=progress, **kw)
-    workers = n_jobs if backend == "processes" else max(n_jobs, 1)
-    splits = [list(part) for part in np.array_split(np.arange(pairs), min(pairs, 4 * workers)) if part.size]
+    splits = [list(part) for part in np.array_split(np.arange(pairs), min(pairs, 4 * n_jobs)) if part.size]
     if backend == "processes":
         try:
             from joblib import Parallel, delayed

@@ -16,7 +16,7 @@ from typing import Any, Callable, Literal
 import numpy as np
 
 from .blocks import BlockLearner
-from .checks import CostDomain, check_action, check_factory, check_int, check_learner, check_rho, public
+from .checks import CostDomain, check_factory, check_int, check_learner, check_rho, public
 from .errors import InvalidArgumentError
 from .grid import grid_point
 from .plugins import registry
@@ -91,8 +91,9 @@ class ReplicableLearner(BlockLearner):
             f"norm={p.norm!r}, block_size={p.block_size}, eps={p.eps:.6g})"
         )
 
-    def _check(self, action: Any, step: int) -> Any:
-        return check_action(action, n=self.n, problem=self.problem, step=step, source=f"internal learner {self.spec.name!r}")
+    @property
+    def action_source(self) -> str:
+        return f"internal learner {self.spec.name!r}"
 
     def _decide(self, cums: np.ndarray, steps: np.ndarray) -> Any:
         """Round every transition's cumulative costs at once (two fresh offsets each), then

@@ -80,12 +80,13 @@ def coin_reduction(
     """Run ``learner`` on the coin adversary with s = +1 and s = −1 (``pairs`` pairs each) and
     decode every first run of a pair by :func:`majority_decoder`."""
     horizon, pairs = check_int("horizon", horizon, minimum=1), check_int("pairs", pairs, minimum=2)
+    tau = make_adversary("coin", n=2, horizon=horizon, seed=seed, tau=tau, K=K, sign=1).tau  # tau, or K/(T/16)
     successes = failures = 0
     per_pair, bound = [], None
     for k, sign in enumerate((1, -1)):
         report = evaluate(
             learner, "coin", n=2, horizon=horizon, pairs=pairs, seed=seed * 2 + k, rho=rho,
-            adversary_params={"tau": tau, "K": K, "sign": sign}, **overrides,
+            adversary_params={"tau": tau, "sign": sign}, **overrides,
         )
         best = 1 if sign > 0 else 0
         decoded = (report.action_counts[:, 0, 1] > horizon / 2).astype(int)  # the decoder, from the counts
@@ -95,7 +96,7 @@ def coin_reduction(
         bound = report.regret_bound
     regrets = np.concatenate(per_pair)
     return CoinReduction(
-        tau=tau if tau is not None else K / (horizon / 16), horizon=horizon, pairs=pairs, successes=successes,
+        tau=tau, horizon=horizon, pairs=pairs, successes=successes,
         trials=2 * pairs, failures=failures, regret_mean=float(regrets.mean()), regret_ci=t_interval(regrets),
         regret_bound=bound,
     )
@@ -173,9 +174,9 @@ def coin_demo(*, quick: bool = False, seed: int = 0) -> Demo:
 
 
 def _plot_coin(demo: Demo, path: Any) -> Any:
-    from .plots import _pyplot, _save
+    from .plots import pyplot, save_figure
 
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     T = demo.settings["T"]
     for label in dict.fromkeys(r["algorithm"] for r in demo.rows):
@@ -191,7 +192,7 @@ def _plot_coin(demo: Demo, path: Any) -> Any:
     ax.set_ylabel("regret on the coin")
     ax.set_title(f"Coin lower bound, n=2, T={T}: regret grows like sqrt(T)/rho")
     ax.legend(fontsize=8)
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 # -- the phases demo ---------------------------------------------------------------------------
@@ -222,9 +223,9 @@ def phases_demo(*, quick: bool = False, seed: int = 0) -> Demo:
 
 
 def _plot_phases(demo: Demo, path: Any) -> Any:
-    from .plots import _pyplot, _save
+    from .plots import pyplot, save_figure
 
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     ns = [r["n"] for r in demo.rows]
     regret = [r["regret"] for r in demo.rows]
@@ -236,7 +237,7 @@ def _plot_phases(demo: Demo, path: Any) -> Any:
     ax.set_ylabel("regret")
     ax.set_title(f"Adversarial lower bound, T={demo.settings['T']}, rho={demo.settings['rho']}")
     ax.legend(fontsize=8)
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 # -- the lazy-leader demo ------------------------------------------------------------------------
@@ -278,9 +279,9 @@ def lazy_leader_demo(*, quick: bool = False, seed: int = 0) -> Demo:
 
 
 def _plot_lazy(demo: Demo, path: Any) -> Any:
-    from .plots import _pyplot, _save
+    from .plots import pyplot, save_figure
 
-    plt = _pyplot()
+    plt = pyplot()
     traces = demo.settings["traces"]
     fig, axes = plt.subplots(len(traces), 1, figsize=(6.4, 1.6 * len(traces) + 0.8), sharex=True)
     for ax, (name, (s, s2)) in zip(axes, traces.items()):
@@ -296,7 +297,7 @@ def _plot_lazy(demo: Demo, path: Any) -> Any:
     axes[-1].set_xlabel("step t, log scale (action 1 is the one the day-1 bonus favours)")
     fig.suptitle("FLL is not replicable: the switch from the bonus action happens at different steps")
     fig.tight_layout()
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 DEMOS = {"coin": coin_demo, "phases": phases_demo, "lazy-leader": lazy_leader_demo}

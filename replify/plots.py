@@ -12,7 +12,8 @@ import numpy as np
 from .errors import InvalidArgumentError
 
 
-def _pyplot() -> Any:
+def pyplot() -> Any:
+    """matplotlib's pyplot on the file-only Agg backend, or a clear error without matplotlib."""
     try:
         import matplotlib
 
@@ -23,7 +24,8 @@ def _pyplot() -> Any:
     return plt
 
 
-def _save(fig: Any, path: str | Path | None) -> Any:
+def save_figure(fig: Any, path: str | Path | None) -> Any:
+    """Save to ``path`` (``.png`` or ``.svg``) when given; return the figure."""
     if path is not None:
         p = Path(path)
         if p.suffix.lower() not in (".png", ".svg"):
@@ -36,7 +38,7 @@ def plot_agreement(report: Any, *, path: str | Path | None = None) -> Any:
     """The fraction of (pair, step) on which the two runs of a pair play the same action, over
     time, with the fraction of pairs identical so far (1 − the empirical CDF of the first
     divergence): at T it is 1 − ρ̂."""
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(6.4, 3.6))
     edges = np.asarray(report.curve_edges)
     mids = (edges[:-1] + edges[1:]) / 2
@@ -52,14 +54,14 @@ def plot_agreement(report: Any, *, path: str | Path | None = None) -> Any:
     ax.set_ylabel("fraction")
     ax.set_title(f"{report.learner} on {report.adversary}: rho_hat = {report.rho_hat:.3f} [{lo:.3f}, {hi:.3f}]")
     ax.legend(loc="lower left", fontsize=8)
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def plot_regret_vs_T(records: Sequence[dict[str, Any]], *, path: str | Path | None = None, ax: Any = None) -> Any:
     """Mean regret (with its interval) against T on log–log axes, one line per learner and
     block-size multiplier, with the fitted slope of log regret on log T and the theorem's bound
     where known."""
-    plt = _pyplot()
+    plt = pyplot()
     fig = None
     if ax is None:
         fig, ax = plt.subplots(figsize=(6.4, 4.2))
@@ -86,13 +88,13 @@ def plot_regret_vs_T(records: Sequence[dict[str, Any]], *, path: str | Path | No
     ax.set_xlabel("horizon T")
     ax.set_ylabel("regret")
     ax.legend(fontsize=8)
-    return _save(fig, path) if fig is not None else ax
+    return save_figure(fig, path) if fig is not None else ax
 
 
 def plot_rho_vs_block_size(records: Sequence[dict[str, Any]], *, path: str | Path | None = None, ax: Any = None) -> Any:
     """ρ̂ with its exact interval against the block size, one line per (learner, T), with the
     target ρ."""
-    plt = _pyplot()
+    plt = pyplot()
     fig = None
     if ax is None:
         fig, ax = plt.subplots(figsize=(6.4, 4.2))
@@ -110,14 +112,14 @@ def plot_rho_vs_block_size(records: Sequence[dict[str, Any]], *, path: str | Pat
     ax.set_xlabel("block size B")
     ax.set_ylabel("rho_hat (95% exact interval)")
     ax.legend(fontsize=8)
-    return _save(fig, path) if fig is not None else ax
+    return save_figure(fig, path) if fig is not None else ax
 
 
 def plot_sweep(result: Any, *, path: str | Path | None = None) -> Any:
     """Both sweep plots side by side."""
-    plt = _pyplot()
+    plt = pyplot()
     records = result.records()
     fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.2))
     plot_regret_vs_T(records, ax=left)
     plot_rho_vs_block_size(records, ax=right)
-    return _save(fig, path)
+    return save_figure(fig, path)

@@ -165,5 +165,5 @@ def test_evaluate_refuses_vector_actions_with_a_clear_error():
         def act(self):
             return np.full(self.n, 1.0 / self.n)
 
-    with pytest.raises(Exception, match=r"expected an integer expert index"):
+    with pytest.raises(replify.errors.ActionError, match=r"expected an integer expert index"):
         replify.evaluate(lambda s: Vector(n=3, horizon=10, rng=None), "iid-bernoulli", n=3, horizon=10, pairs=2, seed=0)
