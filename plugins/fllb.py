@@ -10,8 +10,9 @@
 
 Theorem parameters: p = sqrt(2 ln(2T/ρ)) + 2, B = (2 p sqrt(n) T / ρ)^{2/3}, ε = 1/sqrt(BT).
 Regret ≤ D(BεT + 1/ε) (``theorem:regret-replicable-FTPLB``; FLLB and FTPLB have the same
-expected cost). Replicability: at a transition the grid points of the two runs differ with
-probability at most ρ/(2T) + ε p sqrt(nT).
+expected cost). Replicability: at a transition t the grid points of the two runs differ with
+probability at most ε·sqrt(2nt) (the proof's ρ/(2T) + ε p sqrt(nT), tightened; see
+:func:`union_bound`).
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ import numpy as np
 
 import replify
 from replify.actions import ActionSet, resolve_actions
-from replify.blocks import OLOBlockLearner, OLOParams, UnionBound, batch_argmin, n_blocks
+from replify.blocks import OLOBlockLearner, OLOParams, batch_argmin, n_blocks
+from replify.certificates import UnionBound, drift_l1
 from replify.checks import check_int, check_positive, check_rho
 from replify.grid import grid_point
 from replify.theory import resolve_block_and_eps
@@ -52,7 +54,17 @@ def regret_bound(*, horizon: int, n: int, block_size: int, eps: float, diameter:
 
 
 def union_bound(*, horizon: int, n: int, rho: float) -> UnionBound:
-    return UnionBound(tail=rho / (2.0 * horizon), slope=concentration_p(horizon, rho) * math.sqrt(n * horizon))
+    """The proof's bound, tightened (:mod:`replify.certificates`): the one grid's offset is
+    independent of the costs, so at transition t the two runs' grid points differ with
+    probability at most ε·E‖c_{1:t} − c'_{1:t}‖₁ ≤ ε·√(2nt) for ℓ1-bounded costs. The paper
+    charges ρ/(2T) + εp√(nT) instead; with ``lemma:concentration_in_ell_1_norm`` corrected its
+    tail is (ρ/(2T))^{n/2}, still ≤ ρ/(2T) for n ≥ 2, so the theorem's B stands."""
+    drift = drift_l1(n, "l1")
+    return UnionBound(
+        now=drift, norm="l1", mean=drift, radius=concentration_p(horizon, rho) * math.sqrt(n),
+        tail=(rho / (2.0 * horizon)) ** (n / 2.0),
+        source="grid rounding: P(g != g') <= eps * E||c_{1:t} - c'_{1:t}||_1 <= eps * sqrt(2nt)",
+    )
 
 
 def parameters(
@@ -70,10 +82,12 @@ def parameters(
         eps_of_block=lambda b: eps_for_block_size(b, horizon), context=f"{algorithm}, n={n}, rho={rho}",
     )
     blocks = n_blocks(horizon, block)
+    union = union_bound(horizon=horizon, n=n, rho=rho)
     return OLOParams(
         algorithm=algorithm, theorem=theorem, horizon=horizon, n=n, rho=rho, block_size=block, eps=eps_used,
         block_size_theorem=b_theorem, overrides=overrides, n_blocks=blocks, diameter=diameter,
-        replicability_bound=union_bound(horizon=horizon, n=n, rho=rho).value(eps_used, blocks - 1) if replicable else None,
+        replicability_bound=union.value(eps_used, horizon=horizon, block_size=block) if replicable else None,
+        union_bound=union if replicable else None,
         regret_bound=regret_bound(horizon=horizon, n=n, block_size=block, eps=eps_used, diameter=diameter),
         regret_bound_formula="D*(B*eps*T + 1/eps)",
     )

@@ -8,8 +8,11 @@
 
 Theorem parameters (natural logarithms):
     p = sqrt(2 (ln(8T/ρ)/ln n + 1)),  B = (8 p ln(n) T / ρ)^{2/3},  ε = sqrt(ln n / (B T)).
-Regret ≤ εBT + ln n/ε (``theorem:regret-replicable-FTPLB-star``). Replicability: at a
-transition the two runs differ with probability at most ρ/(2T) + 4εp·sqrt(T ln n).
+Regret ≤ εBT + ln n/ε (``theorem:regret-replicable-FTPLB-star``; the paper's Fact gives
+E[max X] ≤ 1 + H_n/ε, and the noise term E[max X] − 1/ε ≤ ln n/ε, so the bound stands).
+Replicability: at a transition t the two runs differ with probability at most
+ε·(2·sqrt(t ln n) + 1) (the proof's ρ/(2T) + 4εp·sqrt(T ln n), tightened; see
+:func:`union_bound`).
 """
 
 from __future__ import annotations
@@ -20,7 +23,8 @@ from typing import Any
 import numpy as np
 
 import replify
-from replify.blocks import BlockLearner, BlockParams, UnionBound, n_blocks
+from replify.blocks import BlockLearner, BlockParams, n_blocks
+from replify.certificates import UnionBound
 from replify.checks import CostDomain, check_int, check_rho
 from replify.errors import InvalidArgumentError
 from replify.theory import resolve_block_and_eps
@@ -50,8 +54,20 @@ def regret_bound(*, horizon: int, n: int, block_size: int, eps: float, **_: Any)
 
 
 def union_bound(*, horizon: int, n: int, rho: float) -> UnionBound:
+    """The proof's bound, tightened (:mod:`replify.certificates`). Given the costs of both runs
+    and the other experts' noise, run 1 picks a* iff X_{a*} clears an integer threshold, and run
+    2's threshold is at most ⌈max_a Δ_a − min_a Δ_a⌉ higher (Δ = c_{1:t} − c'_{1:t}; ⌈·⌉ because
+    Geo(ε) lives on the integers — DESIGN.md §5 errata); memorylessness makes the runs part with
+    probability at most ε·(max Δ − min Δ + 1). Each Δ_a sums 2t independent terms of range 1
+    (sub-Gaussian, variance proxy t/2), so E[max Δ − min Δ] ≤ 2√(t ln n): per transition
+    ε·(2√(t ln n) + 1). The paper charges ρ/(2T) + 4εp·√(T ln n)."""
     p = concentration_p(horizon, n, rho)
-    return UnionBound(tail=rho / (2.0 * horizon), slope=4.0 * p * math.sqrt(horizon * math.log(n)))
+    drift = 2.0 * math.sqrt(math.log(n))
+    return UnionBound(
+        now=drift, const=1.0, norm="range", mean=drift, radius=4.0 * p * math.sqrt(math.log(n)),
+        tail=rho / (2.0 * horizon),
+        source="geometric noise: P(part) <= eps * (E[max Delta - min Delta] + 1) <= eps * (2 sqrt(t ln n) + 1)",
+    )
 
 
 def parameters(
@@ -66,10 +82,11 @@ def parameters(
         eps_of_block=lambda b: eps_for_block_size(b, horizon, n), context=f"{ALGORITHM}, n={n}, rho={rho}",
     )
     blocks = n_blocks(horizon, block)
+    union = union_bound(horizon=horizon, n=n, rho=rho)
     return BlockParams(
         algorithm=ALGORITHM, theorem=THEOREM, horizon=horizon, n=n, rho=rho, block_size=block, eps=eps_used,
         block_size_theorem=b_theorem, overrides=overrides, n_blocks=blocks,
-        replicability_bound=union_bound(horizon=horizon, n=n, rho=rho).value(eps_used, blocks - 1),
+        replicability_bound=union.value(eps_used, horizon=horizon, block_size=block), union_bound=union,
         regret_bound=regret_bound(horizon=horizon, n=n, block_size=block, eps=eps_used),
         regret_bound_formula="eps*B*T + ln(n)/eps",
     )

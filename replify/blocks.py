@@ -15,6 +15,7 @@ from typing import Any
 import attrs
 import numpy as np
 
+from .certificates import UnionBound
 from .checks import CostDomain, check_action, check_int, check_next_step, check_remaining
 
 #: Rows of costs handled at once by :meth:`BlockLearner.run`; bounds its working memory.
@@ -22,28 +23,11 @@ CHUNK_ROWS = 1 << 16
 
 
 @attrs.frozen(kw_only=True)
-class UnionBound:
-    """A proof's bound on the probability that two runs decide differently at one transition,
-    ``tail + eps * slope``; over all transitions the runs differ with probability at most
-    ``(tail + eps * slope) * transitions`` (the paper writes T/B for the number of transitions;
-    replify counts the ``ceil(T/B) − 1`` that occur)."""
-
-    tail: float
-    slope: float
-
-    def value(self, eps: float, transitions: int) -> float:
-        return (self.tail + eps * self.slope) * transitions
-
-    def certified_eps(self, rho: float, transitions: int) -> float:
-        """The largest ε for which the bound is at most ρ."""
-        return (rho / transitions - self.tail) / self.slope
-
-
-@attrs.frozen(kw_only=True)
 class BlockParams:
     """The parameters in force for a block learner, the theorem they come from, and what it
     guarantees for them: ``replicability_bound`` is the proof's union bound (``None`` when the
-    paper proves no replicability) and ``regret_bound`` the bound on expected regret."""
+    paper proves no replicability; ``union_bound`` its per-transition form, see
+    :mod:`replify.certificates`) and ``regret_bound`` the bound on expected regret."""
 
     algorithm: str
     theorem: str
@@ -58,9 +42,13 @@ class BlockParams:
     replicability_bound: float | None
     regret_bound: float | None
     regret_bound_formula: str
+    union_bound: UnionBound | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return attrs.asdict(self, recurse=False) | {"overrides": list(self.overrides)}
+        return attrs.asdict(self, recurse=False) | {
+            "overrides": list(self.overrides),
+            "union_bound": None if self.union_bound is None else self.union_bound.to_dict(),
+        }
 
 
 @attrs.frozen(kw_only=True)

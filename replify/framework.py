@@ -11,13 +11,15 @@ learner and play its action for the next B steps (DESIGN.md §5).
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable, Literal
+from typing import Any, Callable, Literal, Mapping
 
+import attrs
 import numpy as np
 
 from .blocks import BlockLearner
 from .checks import CostDomain, check_factory, check_int, check_learner, check_rho, public
 from .errors import InvalidArgumentError
+from .factory import check_accepts
 from .grid import grid_point
 from .plugins import registry
 from .randomness import Seed, Streams, seed_sequence
@@ -46,36 +48,32 @@ class ReplicableLearner(BlockLearner):
         block_size: int | None = None,
         eps: float | None = None,
         rounding: bool = True,
+        learner_params: Mapping[str, Any] | None = None,
     ) -> None:
         self.spec = spec
-        self.problem = spec.problem
         self.seed = seed_sequence(seed)
         n, horizon = check_int("n", n, minimum=2), check_int("horizon", horizon, minimum=1)
-        if spec.norm == "l1" and norm == "linf":
-            raise InvalidArgumentError(
-                f"norm must be 'l1' for learner {spec.name!r}, which expects l1-bounded costs; got 'linf' "
-                f"(the l-infinity normalisation can feed it vectors of l1 norm up to n)"
-            )
-        # An internal learner that expects [0,1] costs gets the affine image (x+1)/2 of the
-        # fed vector x ∈ [-1,1]^n; its regret on x is then twice its regret on (x+1)/2.
-        self._affine = spec.cost_range == (0.0, 1.0)
-        scale = 2.0 if self._affine else 1.0
-        internal_regret = None
-        if spec.regret_bound is not None:
-            internal_regret = lambda k: scale * spec.regret_bound(horizon=k, n=n)  # noqa: E731
-        self.params: FrameworkParams = framework_params(
-            horizon=horizon, n=n, rho=check_rho(rho), norm=norm, block_size=block_size, eps=eps,
-            internal_regret=internal_regret, rounding=rounding,
+        rho = check_rho(rho)
+        self._affine = input_map(spec, norm)
+        params = framework_params(
+            horizon=horizon, n=n, rho=rho, norm=norm, block_size=block_size, eps=eps, rounding=rounding,
         )
         super().__init__(
-            n=n, horizon=horizon, block_size=self.params.block_size,
+            n=n, horizon=horizon, block_size=params.block_size,
             domain=CostDomain(low=-1.0, high=1.0, l1=norm == "l1"),
         )
         streams = Streams(self.seed)
         self._grid_rng = streams.grid
-        self.internal = check_learner(
-            spec.factory(n=self.n, horizon=self.params.n_blocks, rng=streams.internal),
-            source=f"learner factory {spec.name!r}",
+        self.internal = build_internal(
+            spec, n=n, horizon=params.n_blocks, rng=streams.internal, rho=rho, learner_params=learner_params or {}
+        )
+        # Actions as the internal learner plays them (FLLB over the simplex plays expert indices).
+        self.problem = getattr(self.internal, "problem", spec.problem)
+        internal_regret = internal_regret_bound(spec, self.internal, n=n, blocks=params.n_blocks, learner_params=learner_params or {})
+        # Regret on x ∈ [-1,1]^n is twice the regret on (x+1)/2 for experts (a·1 = 1 on the simplex).
+        scale = 2.0 if self._affine else 1.0
+        self.params: FrameworkParams = attrs.evolve(
+            params, regret_bound=None if internal_regret is None else params.normaliser * scale * internal_regret
         )
         self._anchor = np.zeros(self.n)  # c_{1:t-1-B}: the cumulative cost at the last transition
         self._action = self._check(self.internal.act(), 1)
@@ -116,6 +114,73 @@ class ReplicableLearner(BlockLearner):
             diff = cum - anchor
         x = diff / self.params.normaliser
         return (x + 1.0) / 2.0 if self._affine else x
+def input_map(spec: LearnerSpec, norm: str) -> bool:
+    """Whether the internal learner gets the affine image (x+1)/2 of each fed vector x — the
+    framework feeds x ∈ [-1,1]^n (ℓ1 norm ≤ 1 for ``norm="l1"``) — so that it sees exactly the
+    domain its spec declares; combinations no map serves are refused.
+
+    * ``cost_range=(-1, 1)``: x as it is (an ℓ1-bounded spec needs ``norm="l1"``).
+    * ``cost_range=(0, 1)``, experts, ℓ∞: (x+1)/2 ∈ [0,1]^n; every expert's cost moves by the
+      same affine map, so the regret on x is exactly twice the regret on (x+1)/2.
+    * ``cost_range=(0, 1)`` with an ℓ1 bound: refused — (x+1)/2 has ℓ1 norm up to (n+1)/2.
+    * ``cost_range=(0, 1)`` for OLO: refused — a·(x+1)/2 = (a·x + a·1)/2 shifts each action's
+      cost by a·1, which changes the regret unless a·1 is constant on the action set.
+    """
+    if spec.norm == "l1" and norm == "linf":
+        raise InvalidArgumentError(
+            f"norm must be 'l1' for learner {spec.name!r}, which expects l1-bounded costs; got 'linf' "
+            f"(the l-infinity normalisation can feed it vectors of l1 norm up to n)"
+        )
+    if spec.cost_range != (0.0, 1.0):
+        return False
+    if spec.norm == "l1":
+        raise InvalidArgumentError(
+            f"learner {spec.name!r} declares l1-bounded costs in [0, 1]; the general framework feeds vectors in "
+            f"[-1, 1]^n, and no affine map turns them into l1-bounded vectors in [0, 1]^n with the same regret. "
+            f"Declare cost_range=(-1, 1) if the learner accepts signed costs"
+        )
+    if spec.problem != "experts":
+        raise InvalidArgumentError(
+            f"learner {spec.name!r} is an OLO learner with cost_range=(0, 1): the framework's vectors lie in "
+            f"[-1, 1]^n and the map (x+1)/2 shifts each action's cost by a.1/2, changing its regret; "
+            f"expected an OLO learner that accepts cost_range=(-1, 1)"
+        )
+    return True
+
+
+def build_internal(
+    spec: LearnerSpec, *, n: int, horizon: int, rng: np.random.Generator, rho: float, learner_params: Mapping[str, Any]
+) -> Any:
+    """The internal learner, built over ⌈T/B⌉ steps (it sees one vector per block) as
+    :func:`replify.make` builds it: a learner whose parameters come from a replicability theorem
+    in ρ (FLLB, FTPLB*, the iid algorithm) receives ``rho`` too, and ``learner_params`` are its
+    own hyperparameters."""
+    kwargs: dict[str, Any] = dict(n=n, horizon=horizon, rng=rng)
+    if spec.parameters is not None or spec.guarantee is not None:
+        kwargs["rho"] = rho
+    clash = sorted(set(learner_params) & {"n", "horizon", "rng", "rho"})
+    if clash:
+        raise InvalidArgumentError(
+            f"learner_params must not set {', '.join(clash)}: the wrapper derives them; got {dict(learner_params)!r}"
+        )
+    kwargs.update(learner_params)
+    check_accepts(spec.factory, kwargs, what=f"learner {spec.name!r}")
+    return check_learner(spec.factory(**kwargs), source=f"learner factory {spec.name!r}")
+
+
+def internal_regret_bound(
+    spec: LearnerSpec, internal: Any, *, n: int, blocks: int, learner_params: Mapping[str, Any]
+) -> float | None:
+    """The internal learner's regret bound over ``blocks`` steps on its own cost scale: the one
+    its ``params`` state (learners with theorem parameters), else its spec's, else ``None``."""
+    own = getattr(getattr(internal, "params", None), "regret_bound", None)
+    if own is not None:
+        return float(own)
+    if spec.regret_bound is None or spec.parameters is not None:
+        return None
+    return float(spec.regret_bound(horizon=blocks, n=n, **learner_params))
+
+
 class ReplicableFactory:
     """What the decorator form of :func:`wrap` returns: calling it with the remaining keyword
     arguments (typically ``n`` and ``seed``) builds a :class:`ReplicableLearner`."""
@@ -165,6 +230,7 @@ def wrap(
     eps: float | None = None,
     rounding: bool = True,
     problem: Literal["experts", "olo"] | None = None,
+    learner_params: Mapping[str, Any] | None = None,
 ) -> Any:
     """Make any online learner adversarially ρ-replicable with the paper's general framework
     (Alg. ``general-framework`` for ``norm="l1"``, ``general-framework-ell-infty`` for
@@ -177,21 +243,31 @@ def wrap(
     :class:`ReplicableLearner`. Decorator form: ``@wrap(horizon=, rho=)`` on a class returns a
     :class:`ReplicableFactory`, called later with the rest (``n=``, ``seed=``).
 
-    Defaults: B and ε from the theorem (m from ``lemma:concentration_in_ell_1_norm``);
+    Defaults: B and ε from the theorem, with the corrected radius m
+    (:func:`replify.theory.concentration_radius`; DESIGN.md §5 errata);
     ``block_size=`` and ``eps=`` override them (overriding only ``block_size`` keeps ε = 2/B,
     or 2n/B for ℓ1). ``norm`` defaults to the registered learner's, else ``"linf"``.
-    ``problem`` (``"experts"`` by default) applies to plain factories. ``rounding=False``
+    ``problem`` (``"experts"`` by default) applies to plain factories. A registered learner whose
+    parameters come from a replicability theorem (``"fllb"``, ``"ftplb-star"``, ``"iid-experts"``)
+    is built with ``rho`` as :func:`replify.make` builds it; ``learner_params`` are the internal
+    learner's own hyperparameters (``{"eta": 0.1}``, ``{"block_size": 4}``). The internal
+    learner sees exactly the domain its spec declares (:func:`input_map`); a spec no map serves
+    is refused. ``rounding=False``
     is a switch for tests: feed the exact normalised block sums instead of grid points, which
     voids the replicability guarantee.
 
     The regret is at most ``(B + 2/ε)·Regret_{T/B}(internal)`` (ℓ∞; ``B + 2n/ε`` for ℓ1),
-    i.e. ``2B·Regret_{T/B}(internal)`` at the theorem's parameters (``learner.params``).
+    i.e. ``2B·Regret_{T/B}(internal)`` at the theorem's parameters (``learner.params``). With the
+    corrected m ~ n√(T ln(T/ρ)) of the ℓ∞ case, B ~ n^{1/2}T^{3/4}ρ^{-1/2} and, with FTPL or Hedge
+    inside, the regret is Õ(T^{7/8} n^{1/4} ρ^{-1/4}) — n^{1/4}, not the paper's n^{1/8}; the ℓ1
+    case keeps Õ(D T^{7/8} n^{3/8} ρ^{-1/4}). ``learner.params.replicability_bound`` is the
+    tightened union bound of :func:`replify.theory.framework_union_bound`.
     """
     options = {
         k: v
         for k, v in dict(
             n=n, horizon=horizon, rho=rho, seed=seed, norm=norm, block_size=block_size,
-            eps=eps, problem=problem,
+            eps=eps, problem=problem, learner_params=learner_params,
         ).items()
         if v is not None
     }
@@ -216,4 +292,5 @@ def wrap(
         block_size=block_size,
         eps=eps,
         rounding=rounding,
+        learner_params=learner_params,
     )

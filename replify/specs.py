@@ -89,7 +89,7 @@ class LearnerSpec:
     function needs ``rho`` and one without refuses it. ``regret_bound(*, horizon, n, **params)``
     bounds its expected regret over ``horizon`` steps on costs in ``cost_range``.
     ``union_bound(*, horizon, n, rho)`` is its replicability proof's per-transition bound
-    (:class:`~replify.blocks.UnionBound`), which :func:`replify.certified_eps` inverts.
+    (:class:`~replify.certificates.UnionBound`), which :func:`replify.certified_eps` inverts.
     """
 
     name: str = attrs.field(validator=_name)

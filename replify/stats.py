@@ -44,6 +44,16 @@ def _binom_mass(trials: int, p: float, lo: int, hi: int) -> float:
     return float(min(1.0, math.exp(top) * np.exp(logs - top).sum()))
 
 
+def binomial_upper_tail(successes: int, trials: int, p: float) -> float:
+    """P(X ≥ successes) for X ~ Binomial(trials, p): the exact p-value of ``successes`` against
+    the claim that the rate is at most ``p``."""
+    if successes <= 0 or p >= 1.0:
+        return 1.0
+    if p <= 0.0:
+        return 0.0
+    return _binom_mass(trials, p, successes, trials)
+
+
 def clopper_pearson(successes: int, trials: int, confidence: float = 0.95) -> tuple[float, float]:
     """The exact (Clopper–Pearson) two-sided interval for a binomial proportion."""
     if trials < 1 or not 0 <= successes <= trials:

@@ -12,7 +12,8 @@ from typing import Any, Callable, Literal
 
 import attrs
 
-from .blocks import BlockParams, UnionBound, n_blocks
+from .blocks import BlockParams, n_blocks
+from .certificates import UnionBound, drift_l1, radius_l1
 from .checks import check_int, check_positive, check_rho, public
 from .errors import BlockSizeWarning, InvalidArgumentError, warn
 
@@ -22,25 +23,20 @@ ALGORITHMS = {"l1": "general-framework", "linf": "general-framework-ell-infty"}
 THEOREMS = {"l1": "thm:general-framework-guarantees", "linf": "thm:general-framework-guarantees-ell-infty"}
 
 
-def concentration_radius(horizon: int, n: int, rho: float) -> float:
-    """m of the corollaries to ``thm:general-framework-guarantees(-ell-infty)``:
-    ``m = (sqrt(2 ln(4T/ρ)/n) + 2) · sqrt(nT)``, the ℓ1 radius that, by
-    ``lemma:concentration_in_ell_1_norm``, two independent cumulative cost trajectories
-    exceed at a given step with probability at most ρ/(4T)."""
-    return (math.sqrt(2.0 * math.log(4.0 * horizon / rho) / n) + 2.0) * math.sqrt(n * horizon)
-
-
-def concentration_tail(m: float, horizon: int, n: int) -> float:
-    """γ: the bound ``exp(-(c-2)^2 n/2)`` of ``lemma:concentration_in_ell_1_norm`` on
-    P(‖c_{1:t} − d_{1:t}‖₁ > m) for any t ≤ T, where m = c·sqrt(nT). It is 1 when c ≤ 2,
-    where the lemma says nothing."""
-    c = m / math.sqrt(n * horizon)
-    return 1.0 if c <= 2.0 else math.exp(-((c - 2.0) ** 2) * n / 2.0)
+def concentration_radius(horizon: int, n: int, rho: float, norm: Norm = "l1") -> float:
+    """m of ``thm:general-framework-guarantees(-ell-infty)``, corrected (DESIGN.md §5 errata):
+    the radius that ‖c_{1:t} − c'_{1:t}‖₁ exceeds at a given t ≤ T with probability at most
+    γ = ρ/(4T), for the costs each variant accepts — ℓ1-bounded (``norm="l1"``):
+    m = √(2nT) + 2√(T ln(4T/ρ)); in [−1, 1]^n (``norm="linf"``): m = n√T(√2 + 2√(ln(4T/ρ))).
+    See :func:`replify.certificates.radius_l1`; it sets the theorems' default block sizes."""
+    return radius_l1(n, norm, horizon=horizon, tail=rho / (4.0 * horizon))
 
 
 def theorem_block_size(horizon: int, n: int, rho: float, norm: Norm) -> float:
-    """The theorem's (unrounded) block size: ``sqrt(8mT/ρ)`` for ℓ∞, ``sqrt(8nmT/ρ)`` for ℓ1."""
-    m = concentration_radius(horizon, n, rho)
+    """The theorem's (unrounded) block size, with the corrected radius m: ``sqrt(8mT/ρ)`` for
+    ℓ∞, ``sqrt(8nmT/ρ)`` for ℓ1. With ε = 2/B (2n/B) the proof's union bound is then at most
+    ρ/2 + ρ/(2B) ≤ ρ, and the tighter one replify prints is smaller still."""
+    m = concentration_radius(horizon, n, rho, norm)
     scale = 1.0 if norm == "linf" else float(n)
     return math.sqrt(8.0 * scale * m * horizon / rho)
 
@@ -65,20 +61,29 @@ def clip_block_size(requested: float, horizon: int, *, source: str, context: str
     return block
 
 
-def framework_union_bound(horizon: int, n: int, rho: float) -> UnionBound:
-    """The proof of ``thm:general-framework-guarantees(-ell-infty)``: at a transition the grid
-    points g and g' each differ between the two runs with probability at most γ + εm."""
-    m = concentration_radius(horizon, n, rho)
-    return UnionBound(tail=2.0 * concentration_tail(m, horizon, n), slope=2.0 * m)
+def framework_union_bound(horizon: int, n: int, rho: float, norm: Norm = "l1") -> UnionBound:
+    """The replicability bound of ``thm:general-framework-guarantees(-ell-infty)``, tightened
+    (:mod:`replify.certificates`): at transition k the grid points g (of c_{1:kB}) and g' (of
+    c_{1:(k-1)B}) each differ between the runs with probability at most ε·E‖Δ‖₁ ≤ ε·M·√t, with
+    M = √(2n) (ℓ1-bounded costs) or n√2 (costs in [−1, 1]^n); g' at k = 1 is the origin in both
+    runs and is not charged."""
+    drift = drift_l1(n, norm)
+    return UnionBound(
+        now=drift, prev=drift, norm="l1", mean=drift,
+        radius=concentration_radius(horizon, n, rho, norm) / math.sqrt(horizon), tail=rho / (4.0 * horizon),
+        source="grid rounding: P(g != g') <= eps * E||c_{1:t} - c'_{1:t}||_1 <= eps * M * sqrt(t)",
+    )
 
 
 @attrs.frozen(kw_only=True)
 class FrameworkParams(BlockParams):
     """:class:`~replify.blocks.BlockParams` of a wrapped learner, plus the general framework's
-    own: ``norm``, the concentration radius ``m`` and tail ``γ``, the ``normaliser``
-    (B + 2/ε or B + 2n/ε) and whether ``rounding`` is on. ``regret_bound`` is
-    ``normaliser · Regret_{T/B}(internal)`` (``lem:regret-general-framework`` and its ℓ∞
-    twin) when the internal learner's spec declares a regret bound, else ``None``."""
+    own: ``norm``, the corrected concentration radius ``m`` and its tail ``γ`` = ρ/(4T) (they set
+    the theorem's B), the ``normaliser`` (B + 2/ε or B + 2n/ε) and whether ``rounding`` is on.
+    ``replicability_bound`` is the tightened union bound of :func:`framework_union_bound`.
+    ``regret_bound`` is ``normaliser · Regret_{T/B}(internal)`` (``lem:regret-general-framework``
+    and its ℓ∞ twin, on the scale of the vectors fed) when the internal learner declares a
+    regret bound, else ``None``."""
 
     norm: Norm
     m: float
@@ -95,28 +100,23 @@ def framework_params(
     norm: Norm,
     block_size: int | None = None,
     eps: float | None = None,
-    internal_regret: Any = None,
     rounding: bool = True,
 ) -> FrameworkParams:
     """Parameters of Alg. ``general-framework`` (ℓ1) or ``general-framework-ell-infty`` (ℓ∞).
 
     Defaults are the theorem's B and ε (``thm:general-framework-guarantees`` and
-    ``thm:general-framework-guarantees-ell-infty``, with m from
-    ``lemma:concentration_in_ell_1_norm``). ``block_size`` and ``eps`` override them;
-    overriding only ``block_size`` keeps the theorem's relation ε = 2/B (ℓ∞) or 2n/B (ℓ1).
-    ``internal_regret(k)`` is the internal learner's regret bound over k steps on the scale
-    of the vectors fed to it, if known.
+    ``thm:general-framework-guarantees-ell-infty``, with the corrected radius m of
+    :func:`concentration_radius`). ``block_size`` and ``eps`` override them; overriding only
+    ``block_size`` keeps the theorem's relation ε = 2/B (ℓ∞) or 2n/B (ℓ1). The regret bound is
+    filled in by the wrapper, which knows its internal learner.
     """
     b_theorem = theorem_block_size(horizon, n, rho, norm)
     block, eps_used, overrides = resolve_block_and_eps(
         b_theorem, horizon=horizon, block_size=block_size, eps=eps,
         eps_of_block=lambda b: eps_for_block_size(b, n, norm), context=f"n={n}, rho={rho}",
     )
-    m = concentration_radius(horizon, n, rho)
-    normaliser = block + (2.0 if norm == "linf" else 2.0 * n) / eps_used
-    blocks = n_blocks(horizon, block)
-    internal = None if internal_regret is None else float(internal_regret(blocks))
     width = "2/eps" if norm == "linf" else "2n/eps"
+    union = framework_union_bound(horizon, n, rho, norm)
     return FrameworkParams(
         algorithm=ALGORITHMS[norm],
         theorem=THEOREMS[norm],
@@ -128,12 +128,13 @@ def framework_params(
         eps=eps_used,
         block_size_theorem=b_theorem,
         overrides=overrides,
-        m=m,
-        gamma=concentration_tail(m, horizon, n),
-        normaliser=normaliser,
-        n_blocks=blocks,
-        replicability_bound=framework_union_bound(horizon, n, rho).value(eps_used, blocks - 1),
-        regret_bound=None if internal is None else normaliser * internal,
+        m=concentration_radius(horizon, n, rho, norm),
+        gamma=rho / (4.0 * horizon),
+        normaliser=block + (2.0 if norm == "linf" else 2.0 * n) / eps_used,
+        n_blocks=n_blocks(horizon, block),
+        replicability_bound=union.value(eps_used, horizon=horizon, block_size=block),
+        union_bound=union,
+        regret_bound=None,
         regret_bound_formula=f"(B + {width}) * Regret_{{T/B}}(internal)",
         rounding=rounding,
     )
@@ -163,34 +164,56 @@ def resolve_block_and_eps(
 
 @public
 def certified_eps(
-    learner: str | None = None, *, horizon: int, n: int, rho: float, block_size: int
+    learner: str | None = None,
+    *,
+    horizon: int,
+    n: int,
+    rho: float,
+    block_size: int,
+    norm: Norm | None = None,
 ) -> float:
-    """The largest ε for which the union bound in the replicability proof certifies ρ at block
-    size B: for the general framework (``learner=None``, ``thm:general-framework-guarantees``)
-    or a registered learner whose spec declares its proof's union bound (``"fllb"``,
-    ``"ftplb-star"``). The bound is ``(tail + ε·slope)·(ceil(T/B) − 1)``.
+    """The largest ε for which the replicability proof's union bound certifies ρ at block size
+    B (DESIGN.md §7: *certified*).
+
+    ``learner=None`` (or a registered learner without a guarantee of its own, which
+    :func:`replify.wrap` would make replicable): the general framework of ``norm``
+    (``thm:general-framework-guarantees(-ell-infty)``; default ``"linf"``, or the registered
+    learner's norm, as :func:`replify.wrap` chooses). A registered learner whose spec declares
+    its proof's union bound (``"fllb"``, ``"ftplb-star"``): that bound. Every bound here is
+    ε·Σ_k(…), the corrected and tightened proofs of :mod:`replify.certificates`, so the answer is
+    ρ divided by the sum.
 
     The theorems' own B exceeds T until T is in the millions; this is how to pick a smaller B
     and keep the proof's guarantee, at a larger regret bound.
     """
     horizon, n = check_int("horizon", horizon, minimum=1), check_int("n", n, minimum=2)
     rho, block_size = check_rho(rho), check_int("block_size", block_size, minimum=1)
-    transitions = n_blocks(horizon, block_size) - 1
-    if transitions < 1:
+    if n_blocks(horizon, block_size) < 2:
         raise InvalidArgumentError(
             f"block_size={block_size} >= horizon={horizon} leaves no transition: one block is replicable for any eps"
         )
-    if learner is None:
-        union = framework_union_bound(horizon, n, rho)
-    else:
+    spec = None
+    if learner is not None:
         from .plugins import registry  # the registry sits above theory in the import order
 
         spec = registry().learner(learner)
-        if spec.union_bound is None:
+    if spec is not None and spec.union_bound is not None:
+        if norm is not None:
             raise InvalidArgumentError(
-                f"learner {learner!r} declares no replicability union bound (guarantee: {spec.guarantee}); "
-                "certified_eps applies to adversarially replicable learners"
+                f"norm applies to the general framework (learner=None or a learner to wrap); learner {learner!r} "
+                f"has a replicability proof of its own; got norm={norm!r}"
             )
         union = spec.union_bound(horizon=horizon, n=n, rho=rho)
-    # Every proof here has a tail of at most ρ/(2T) < ρ/(2·transitions): there is always room.
-    return union.certified_eps(rho, transitions)
+    elif spec is not None and spec.guarantee is not None:
+        raise InvalidArgumentError(
+            f"learner {learner!r} declares no replicability union bound (guarantee: {spec.guarantee}); "
+            "certified_eps applies to adversarially replicable learners with a union bound, and to the wrapper"
+        )
+    else:
+        chosen = norm or (spec.norm if spec is not None else "linf")
+        if spec is not None and spec.norm == "l1" and chosen == "linf":
+            raise InvalidArgumentError(
+                f"norm must be 'l1' for learner {learner!r}, which expects l1-bounded costs; got 'linf'"
+            )
+        union = framework_union_bound(horizon, n, rho, chosen)
+    return union.certified_eps(rho, horizon=horizon, block_size=block_size)

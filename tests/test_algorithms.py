@@ -95,7 +95,10 @@ def test_fllb_parameters_match_the_theorem(T_, n, rho):
     assert params.eps == pytest.approx(1 / math.sqrt(round(B) * T_), rel=1e-12)
     assert params.regret_bound == pytest.approx(2.0 * (round(B) * params.eps * T_ + 1 / params.eps), rel=1e-12)
     k = -(-T_ // round(B)) - 1
-    assert params.replicability_bound == pytest.approx((rho / (2 * T_) + params.eps * p * math.sqrt(n * T_)) * k, rel=1e-12)
+    # the proof's bound, tightened (replify.certificates): eps * E||Delta_t||_1 <= eps sqrt(2 n t) per transition
+    tight = params.eps * sum(math.sqrt(2 * n * j * round(B)) for j in range(1, k + 1))
+    assert params.replicability_bound == pytest.approx(tight, rel=1e-9)
+    assert params.replicability_bound <= (rho / (2 * T_) + params.eps * p * math.sqrt(n * T_)) * k
     # FTPLB uses the same parameters (the paper analyses FLLB through it), but proves no replicability.
     ftplb = replify.learners()["ftplb"].parameters(horizon=T_, n=n, rho=rho, diameter=2.0)
     assert (ftplb.block_size, ftplb.eps, ftplb.replicability_bound) == (params.block_size, params.eps, None)
@@ -110,8 +113,11 @@ def test_ftplb_star_parameters_match_the_theorem(T_, n, rho):
     assert params.eps == pytest.approx(math.sqrt(math.log(n) / (round(B) * T_)), rel=1e-12)
     assert params.regret_bound == pytest.approx(params.eps * round(B) * T_ + math.log(n) / params.eps, rel=1e-12)
     k = -(-T_ // round(B)) - 1
-    expected = (rho / (2 * T_) + 4 * params.eps * p * math.sqrt(T_ * math.log(n))) * k
-    assert params.replicability_bound == pytest.approx(expected, rel=1e-12)
+    paper = (rho / (2 * T_) + 4 * params.eps * p * math.sqrt(T_ * math.log(n))) * k
+    # tightened: eps (E[max Delta - min Delta] + 1) <= eps (2 sqrt(t ln n) + 1) per transition
+    tight = params.eps * sum(2 * math.sqrt(j * round(B) * math.log(n)) + 1 for j in range(1, k + 1))
+    assert params.replicability_bound == pytest.approx(tight, rel=1e-9)
+    assert params.replicability_bound <= paper
 
 
 @pytest.mark.parametrize("T_,n,rho", GRID + [(10**4, 10, 0.1)])
