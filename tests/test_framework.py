@@ -121,3 +121,69 @@ def test_wrap_by_name_uses_the_registered_learner():
     learner = replify.wrap("hedge", n=10, horizon=10**5, rho=0.1, seed=7, block_size=1000)
     assert learner.spec is replify.learners()["hedge"]
     assert type(learner.internal).__name__ == "Hedge"
+
+
+# -- the input contract: the internal learner sees exactly the domain its spec declares ----------
+
+
+def _spec(spy, **kw):
+    return replify.LearnerSpec("spy", spy, kw.pop("problem", "experts"), **kw)
+
+
+@pytest.mark.parametrize("norm", ["linf", "l1"])
+def test_a_zero_one_experts_learner_is_fed_zero_one_vectors(spy, norm):
+    T, n = 4000, 8
+    costs = np.random.default_rng(4).choice([-1.0, 1.0], size=(T, n)) / (n if norm == "l1" else 1)
+    learner = replify.wrap(_spec(spy, norm="linf", cost_range=(0, 1)), n=n, horizon=T, rho=0.1, seed=0,
+                           norm=norm, block_size=50, eps=0.05)
+    learner.run(costs)
+    fed = np.array(spy.instances[0].fed)
+    assert fed.min() >= 0.0 and fed.max() <= 1.0 and fed.std() > 0
+
+
+def test_an_l1_learner_is_fed_l1_bounded_vectors(spy):
+    T, n = 4000, 8
+    costs = np.zeros((T, n))
+    costs[np.arange(T), np.random.default_rng(5).integers(0, n, T)] = 1.0  # l1 norm exactly 1
+    learner = replify.wrap(_spec(spy, norm="l1", cost_range=(-1, 1)), n=n, horizon=T, rho=0.1, seed=0,
+                           block_size=50, eps=0.05)
+    learner.run(costs)
+    fed = np.array(spy.instances[0].fed)
+    assert np.abs(fed).sum(axis=1).max() <= 1.0 + 1e-12
+
+
+def test_combinations_no_map_serves_are_refused(spy):
+    kw = dict(n=8, horizon=1000, rho=0.1, seed=0, block_size=10)
+    # l1-bounded costs in [0,1]: (x+1)/2 would have l1 norm up to (n+1)/2 (4.5 here).
+    with pytest.raises(replify.errors.InvalidArgumentError, match=r"learner 'spy' declares l1-bounded costs in \[0, 1\]"):
+        replify.wrap(_spec(spy, norm="l1", cost_range=(0, 1)), norm="l1", **kw)
+    # OLO with [0,1] costs: the affine map shifts each action's cost by a.1/2.
+    with pytest.raises(replify.errors.InvalidArgumentError, match=r"OLO learner with cost_range=\(0, 1\)"):
+        replify.wrap(_spec(spy, problem="olo", cost_range=(0, 1)), **kw)
+    with pytest.raises(replify.errors.InvalidArgumentError, match=r"norm must be 'l1' for learner 'spy'"):
+        replify.wrap(_spec(spy, norm="l1", cost_range=(-1, 1)), norm="linf", **kw)
+
+
+@pytest.mark.parametrize("name", ["ftplb-star", "fllb", "iid-experts", "hedge"])
+def test_every_registered_learner_can_be_wrapped(name):
+    T, n = 40_000, 4
+    # The block learners' own theorem B would exceed the internal horizon of 400 (a warning).
+    inner = {"block_size": 10} if name in ("ftplb-star", "fllb") else None
+    learner = replify.wrap(name, n=n, horizon=T, rho=0.1, seed=0, block_size=100, learner_params=inner)
+    assert learner.params.n_blocks == 400 and learner.internal.horizon == 400
+    assert learner.params.regret_bound is not None and np.isfinite(learner.params.regret_bound)
+    costs = (np.random.default_rng(6).random((T, n)) < np.linspace(0.2, 0.8, n)).astype(float) / (n if name == "fllb" else 1)
+    actions = learner.run(costs)
+    assert actions.shape == (T,) and actions.min() >= 0 and actions.max() < n
+
+
+def test_learner_params_reach_the_internal_learner():
+    learner = replify.wrap("hedge", n=3, horizon=1000, rho=0.1, seed=0, block_size=10, learner_params={"eta": 0.25})
+    assert learner.internal.eta == 0.25
+    inner = replify.wrap("ftplb-star", n=3, horizon=10_000, rho=0.1, seed=0, block_size=10,
+                         learner_params={"block_size": 5, "eps": 0.01})
+    assert (inner.internal.block_size, inner.internal.eps) == (5, 0.01)
+    with pytest.raises(replify.errors.InvalidArgumentError, match=r"learner_params must not set rho"):
+        replify.wrap("ftplb-star", n=3, horizon=1000, rho=0.1, seed=0, block_size=10, learner_params={"rho": 0.2})
+    with pytest.raises(replify.errors.InvalidArgumentError, match=r"learner 'hedge' does not accept 'gamma'"):
+        replify.wrap("hedge", n=3, horizon=1000, rho=0.1, seed=0, block_size=10, learner_params={"gamma": 1})
