@@ -43,6 +43,9 @@ MEMORY_BUDGET = 24 * 2**20
 #: Time bins of the agreement curve (the fraction of pairs whose two runs agree, over time).
 CURVE_BINS = 100
 
+#: Transitions at which the drift between the two draws is recorded (Report.concentration).
+DRIFT_SAMPLES = 32
+
 #: Most pairs run together in one group; more pairs run group after group. Small groups keep
 #: a chunk's arrays near the cache, and cost only one batched decision call per group.
 MAX_GROUP_PAIRS = 32
@@ -51,7 +54,10 @@ MAX_GROUP_PAIRS = 32
 @attrs.frozen(eq=False)
 class Outcomes:
     """Per pair: both runs identical, fraction of agreeing steps, first divergent step (1-based,
-    0 if none), and the two runs' regrets; plus the first learner's parameters, if any."""
+    0 if none), and the two runs' regrets; plus the first learner's parameters, if any; the
+    per-segment disagreement counts (summed over pairs), and for block learners the drift
+    between the pair's two cost draws at sampled transitions. No claims: the report sets these
+    beside the bounds."""
 
     identical: np.ndarray
     agreement: np.ndarray
@@ -62,6 +68,11 @@ class Outcomes:
     agree_steps: np.ndarray  # per time bin: pair-steps on which the two runs agree
     bin_edges: np.ndarray
     action_counts: np.ndarray | None = None  # experts: (pairs, 2, n) steps each run played each expert
+    constant_regret: np.ndarray | None = None  # experts: (pairs, 2) mean expert cost - best expert cost
+    disagreement: np.ndarray | None = None  # per segment (block, or step): pairs whose runs differ there
+    segment: int = 1  # steps per segment: the block size for block learners, else 1
+    drift_steps: np.ndarray | None = None  # block learners: sampled transitions t = kB
+    drift: np.ndarray | None = None  # (pairs, len(drift_steps), 2): ||c_{1:t} - c'_{1:t}||_1 and its range
 
     @classmethod
     def concatenate(cls, parts: Sequence[Outcomes]) -> Outcomes:
@@ -75,12 +86,27 @@ class Outcomes:
             agree_steps=np.sum([p.agree_steps for p in parts], axis=0),
             bin_edges=parts[0].bin_edges,
             action_counts=None if parts[0].action_counts is None else np.concatenate([p.action_counts for p in parts]),
+            constant_regret=None if parts[0].constant_regret is None else np.concatenate([p.constant_regret for p in parts]),
+            disagreement=_sum_counts([p.disagreement for p in parts]),
+            segment=parts[0].segment,
+            drift_steps=parts[0].drift_steps,
+            drift=None if parts[0].drift is None else np.concatenate([p.drift for p in parts]),
         )
 
     @property
     def agreement_curve(self) -> np.ndarray:
         """Per time bin, the fraction of (pair, step) with both runs playing the same action."""
         return self.agree_steps / (np.diff(self.bin_edges) * self.identical.size)
+
+
+def _sum_counts(counts: list) -> np.ndarray | None:
+    present = [c for c in counts if c is not None]
+    if not present:
+        return None
+    total = present[0].copy()
+    for c in present[1:]:
+        total += c
+    return total
 
 
 def step_costs(actions: np.ndarray, costs: np.ndarray) -> np.ndarray:
@@ -116,7 +142,9 @@ def _block_class(learners: list) -> type | None:
 class _Lanes:
     """The running state of one group of lanes."""
 
-    def __init__(self, learners: list, rngs: list, seq: Any, *, n: int, horizon: int, action_set: Any) -> None:
+    def __init__(
+        self, learners: list, rngs: list, seq: Any, *, n: int, horizon: int, action_set: Any, block: int | None
+    ) -> None:
         self.learners, self.rngs, self.seq = learners, rngs, seq
         self.n, self.horizon = n, horizon
         self.problem = getattr(learners[0], "problem", "experts")
@@ -133,6 +161,16 @@ class _Lanes:
         self.curve = np.zeros(self.edges.size - 1)
         self._full: list[np.ndarray | None] = [None] * lanes
         self.act: np.ndarray | None = None  # block learners: the action of the open block
+        # Disagreement per segment: per block for block learners (actions are constant on blocks),
+        # per step otherwise; summed over groups of pairs, it gives the step-disagreement curve.
+        self.segment = block or 1
+        self.disagree = np.zeros(-(-horizon // self.segment), dtype=np.int32)
+        # The drift between the two draws at up to DRIFT_SAMPLES transitions (block learners).
+        self.drift_steps = self.drift = None
+        if block is not None and -(-horizon // block) > 1:
+            k = np.unique(np.linspace(1, -(-horizon // block) - 1, DRIFT_SAMPLES).round().astype(np.int64))
+            self.drift_steps = k * block
+            self.drift = np.full((pairs, k.size, 2), np.nan)
 
     def start_blocks(self) -> None:
         """The first block's actions. Only for block learners, whose act() is idempotent: a
@@ -197,6 +235,22 @@ class _Lanes:
         self.curve += same.sum(axis=0) @ overlap
         new = (self.first == 0) & ~same.all(axis=1)
         self.first[new] = starts[np.argmin(same[new], axis=1)] + 1
+        # Pieces of one block (cut by chunks) carry the same count: assign, don't add.
+        live = lengths > 0  # the block path closes a chunk with an empty segment at its end
+        self.disagree[starts[live] // self.segment] = (~same[:, live]).sum(axis=0)
+
+    def record_drift(self, ends: np.ndarray, totals: np.ndarray) -> None:
+        """‖c_{1:t} − c'_{1:t}‖₁ and max − min of c_{1:t} − c'_{1:t} for every pair at the sampled
+        transitions among ``ends`` (totals: (lanes, k, n) at those ends)."""
+        if self.drift_steps is None:
+            return
+        hit = np.isin(ends, self.drift_steps)
+        if not hit.any():
+            return
+        cols = np.searchsorted(self.drift_steps, ends[hit])
+        delta = totals[0::2][:, hit] - totals[1::2][:, hit]
+        self.drift[:, cols, 0] = np.abs(delta).sum(axis=-1)
+        self.drift[:, cols, 1] = delta.max(axis=-1) - delta.min(axis=-1)
 
     def regrets(self) -> np.ndarray:
         if self.problem == "experts":
@@ -209,6 +263,13 @@ class _Lanes:
         else:
             best = np.array([self.action_set.min_cost(c) for c in self.cum])
         return self.paid - best
+
+    def constant_regrets(self) -> np.ndarray | None:
+        """Experts: the expected regret of ``constant`` (an expert drawn uniformly, never changed)
+        on these very draws — the average expert's total cost minus the best one's."""
+        if self.problem != "experts":
+            return None
+        return self.cum.mean(axis=1) - self.cum.min(axis=1)
 
 
 def _check_decided(decided: np.ndarray, n: int, problem: str) -> np.ndarray:
@@ -270,6 +331,7 @@ def _blocks(state: _Lanes, block_cls: type, ends: np.ndarray, sums: np.ndarray, 
     if ends.size:
         # the cost of every ended block at the action played in it: S_k[a_k]
         state.paid = accumulate(state.paid, step_costs(values[:, : ends.size], sums))
+        state.record_drift(ends, totals)
         state.set_cum(totals[:, -1].copy(), int(ends[-1]))
     starts = np.concatenate([[t0], ends])
     stops = np.append(ends, t1)
@@ -329,6 +391,7 @@ def simulate(
     group of pairs."""
     budget = MEMORY_BUDGET if budget is None else budget
     parts = []
+    disagree = None  # summed group by group: one array per worker, whatever the number of pairs
     for g0 in range(0, len(pair_ids), MAX_GROUP_PAIRS):
         ids = list(pair_ids[g0 : g0 + MAX_GROUP_PAIRS])
         learners, rngs = [], []
@@ -342,8 +405,9 @@ def simulate(
                         raise InvalidArgumentError(f"learner built with {attr}={got}, but evaluate() was given {attr}={expected}")
                 learners.append(learner)
                 rngs.append(np.random.default_rng(child(root, DATA, k, side)))
-        state = _Lanes(learners, rngs, seq, n=n, horizon=horizon, action_set=action_set)
         block_cls = _block_class(learners)
+        state = _Lanes(learners, rngs, seq, n=n, horizon=horizon, action_set=action_set,
+                       block=learners[0].block_size if block_cls is not None else None)
         can_fast = block_cls is not None and callable(getattr(seq, "sample_sums", None))
         if fast_path and not can_fast:
             raise InvalidArgumentError(
@@ -369,8 +433,14 @@ def simulate(
                 agree_steps=state.curve,
                 bin_edges=state.edges,
                 action_counts=None if state.counts is None else state.counts.reshape(-1, 2, n),
+                constant_regret=None if (c := state.constant_regrets()) is None else c.reshape(-1, 2),
+                disagreement=None,
+                segment=state.segment,
+                drift_steps=state.drift_steps,
+                drift=state.drift,
             )
         )
+        disagree = state.disagree if disagree is None else disagree + state.disagree
         if progress is not None:
             progress(g0 + len(ids), len(pair_ids))
-    return Outcomes.concatenate(parts)
+    return attrs.evolve(Outcomes.concatenate(parts), disagreement=disagree)

@@ -3,6 +3,7 @@ share the learner's randomness R and see two independent draws S, S' of the cost
 
 from __future__ import annotations
 
+import math
 from typing import Any, Callable, Literal, Mapping
 
 import attrs
@@ -15,7 +16,11 @@ from .engine import Outcomes, simulate
 from .factory import make, make_adversary
 from .plugins import registry
 from .randomness import ADVERSARY, Streams, seed_sequence
+from .certificates import UnionBound
 from .stats import clopper_pearson, t_interval
+
+#: Transitions listed one by one in :meth:`Report.to_dict` (beyond this the arrays stay in the report).
+MAX_LISTED_TRANSITIONS = 1000
 
 
 def _seed_record(seed: Any) -> Any:
@@ -35,6 +40,14 @@ class Report:
     is, per time bin (``curve_edges``, steps), the fraction of (pair, step) on which the two runs
     play the same action; ``action_counts`` (experts) is ``(pairs, 2, n)``: how many steps each run
     played each expert.
+
+    Reference and diagnostics (paper §1's approximate replicability; the proofs' assumptions):
+    ``constant_regret`` (experts, ``(pairs, 2)``) is the expected regret of ``constant`` — an
+    expert drawn uniformly and never changed — on the very same draws, so ``learning_gain`` says
+    how much the learner learned; ``disagreement_counts`` counts, per segment (a block of
+    ``segment_length`` steps for block learners, else a step), the pairs whose runs play
+    different actions there; ``drift`` holds, per pair, ‖c_{1:t} − c'_{1:t}‖₁ and
+    max − min of c_{1:t} − c'_{1:t} at the transitions ``drift_steps``.
     """
 
     learner: str
@@ -54,6 +67,11 @@ class Report:
     agreement_curve: np.ndarray | None = None
     curve_edges: np.ndarray | None = None
     action_counts: np.ndarray | None = None
+    constant_regret: np.ndarray | None = None
+    disagreement_counts: np.ndarray | None = None
+    segment_length: int = 1
+    drift_steps: np.ndarray | None = None
+    drift: np.ndarray | None = None
 
     @property
     def failures(self) -> int:
@@ -90,6 +108,100 @@ class Report:
         a pair share R, so the interval is built on the per-pair mean regrets, which are iid."""
         return t_interval(self.regret.mean(axis=1), self.confidence)
 
+    # -- reference: the learning gain over `constant` ---------------------------------------------
+    @property
+    def learning_gain(self) -> float | None:
+        """Measured: the expected regret of ``constant`` minus the learner's, on the same draws
+        (experts; None for OLO). Near zero or below: the learner has not learned anything."""
+        return None if self.constant_regret is None else float((self.constant_regret - self.regret).mean())
+
+    @property
+    def learning_gain_ci(self) -> tuple[float, float] | None:
+        """Student's t interval for :attr:`learning_gain`, on the per-pair differences (iid)."""
+        if self.constant_regret is None:
+            return None
+        return t_interval((self.constant_regret - self.regret).mean(axis=1), self.confidence)
+
+    # -- approximate replicability ---------------------------------------------------------------
+    @property
+    def step_disagreement(self) -> np.ndarray | None:
+        """Per segment (block for block learners, step otherwise): the fraction of pairs whose two
+        runs play different actions there."""
+        return None if self.disagreement_counts is None else self.disagreement_counts / self.pairs
+
+    @property
+    def max_step_disagreement(self) -> float | None:
+        """max_t of the fraction of pairs with a_t ≠ a'_t (the paper's remark on approximate
+        replicability, §1): how far from replicable the worst single step is."""
+        return None if self.disagreement_counts is None else int(self.disagreement_counts.max()) / self.pairs
+
+    @property
+    def max_step_disagreement_ci(self) -> tuple[float, float] | None:
+        """A simultaneous interval for max_t P(a_t ≠ a'_t) at level ``confidence``: the lower end is
+        the exact lower bound of the most-disagreeing segment with a Bonferroni correction over all
+        segments (α/2 shared among them); the upper end is the smaller of the same Bonferroni
+        bound (α/4) and the exact upper bound on ρ (α/4), which bounds every step's rate."""
+        if self.disagreement_counts is None:
+            return None
+        alpha, segments = 1.0 - self.confidence, self.disagreement_counts.size
+        worst = int(self.disagreement_counts.max())
+        lower = clopper_pearson(worst, self.pairs, 1.0 - alpha / segments)[0]
+        upper_all = clopper_pearson(worst, self.pairs, 1.0 - alpha / (2 * segments))[1]
+        upper_rho = clopper_pearson(self.failures, self.pairs, 1.0 - alpha / 2)[1]
+        return lower, min(upper_all, upper_rho)
+
+    # -- where pairs part, against the proof -----------------------------------------------------
+    def _transitions(self) -> int | None:
+        if self.segment_length <= 1 or self.disagreement_counts is None:
+            return None
+        return self.disagreement_counts.size - 1
+
+    @property
+    def transition_divergence(self) -> np.ndarray | None:
+        """Block learners: for each transition k = 1..⌈T/B⌉−1 (step kB+1), the fraction of pairs
+        whose runs first differ there. It sums to ρ̂ (the first block is played from R alone)."""
+        k = self._transitions()
+        if k is None:
+            return None
+        first = self.first_divergence[self.first_divergence > 0]
+        counts = np.bincount((first - 1) // self.segment_length, minlength=k + 1)
+        return counts[1:] / self.pairs
+
+    @property
+    def transition_bound(self) -> np.ndarray | None:
+        """The proof's bound on each transition (certified), where the learner declares its union
+        bound: compare with :attr:`transition_divergence`."""
+        k = self._transitions()
+        union = (self.params or {}).get("union_bound")
+        if k is None or union is None:
+            return None
+        return UnionBound(**union).per_transition(
+            float(self.params["eps"]), horizon=self.horizon, block_size=self.segment_length
+        )
+
+    @property
+    def concentration(self) -> list[dict[str, Any]] | None:
+        """The proof's assumption, measured: at sampled transitions t, the drift between the two
+        draws of a pair in the norm the proof charges (‖Δ‖₁ or max Δ − min Δ), its mean and
+        quantiles over pairs, beside the mean the union bound assumes (``mean_bound``, certified)
+        and the high-probability radius the paper's theorem uses (``radius``, exceeded with
+        probability at most ``tail`` per step)."""
+        union = (self.params or {}).get("union_bound")
+        if self.drift is None or union is None:
+            return None
+        column = 0 if union["norm"] == "l1" else 1
+        rows = []
+        for j, t in enumerate(self.drift_steps.tolist()):
+            values = self.drift[:, j, column]
+            q50, q90, q99 = np.quantile(values, [0.5, 0.9, 0.99]).tolist()
+            radius = None if union["radius"] is None else union["radius"] * math.sqrt(t)
+            rows.append({
+                "step": t, "norm": union["norm"], "mean": float(values.mean()), "q50": q50, "q90": q90, "q99": q99,
+                "max": float(values.max()), "mean_bound": union["mean"] * math.sqrt(t), "radius": radius,
+                "tail": union["tail"], "above_radius": None if radius is None else float((values > radius).mean()),
+            })
+        return rows
+
     def to_dict(self, *, per_pair: bool = False) -> dict[str, Any]:
         """A JSON-ready summary (``per_pair=True`` adds the per-pair arrays)."""
         out: dict[str, Any] = {
@@ -110,7 +222,16 @@ class Report:
             "regret_bound": self.regret_bound,
             "fast_path": self.fast_path,
             "params": self.params,
+            "learning_gain": self.learning_gain,
+            "learning_gain_ci": None if self.learning_gain_ci is None else list(self.learning_gain_ci),
+            "max_step_disagreement": self.max_step_disagreement,
+            "max_step_disagreement_ci": None if self.max_step_disagreement_ci is None else list(self.max_step_disagreement_ci),
+            "concentration": self.concentration,
         }
+        divergence, bound = self.transition_divergence, self.transition_bound
+        if divergence is not None and divergence.size <= MAX_LISTED_TRANSITIONS:
+            out["transition_divergence"] = divergence.tolist()
+            out["transition_bound"] = None if bound is None else bound.tolist()
         if self.agreement_curve is not None:
             out["agreement_curve"] = {"edges": self.curve_edges.tolist(), "fraction": self.agreement_curve.tolist()}
         if per_pair:
@@ -232,6 +353,11 @@ def evaluate(
         agreement_curve=outcomes.agreement_curve,
         curve_edges=outcomes.bin_edges,
         action_counts=outcomes.action_counts,
+        constant_regret=outcomes.constant_regret,
+        disagreement_counts=outcomes.disagreement,
+        segment_length=outcomes.segment,
+        drift_steps=outcomes.drift_steps,
+        drift=outcomes.drift,
     )
 
 

@@ -32,6 +32,16 @@ def check_accepts(factory: Callable[..., Any], kwargs: dict[str, Any], *, what: 
         )
 
 
+def _rho_optional(factory: Callable[..., Any]) -> bool:
+    """A replicable learner whose factory gives ``rho`` a default (``constant``: replicable for
+    every ρ) may be built without it."""
+    try:
+        param = inspect.signature(factory).parameters.get("rho")
+    except (TypeError, ValueError):
+        return False
+    return param is not None and param.default is not inspect.Parameter.empty
+
+
 @public
 def make(
     name: str,
@@ -48,7 +58,8 @@ def make(
     Its factory is called with ``n`` (or the dimension of ``actions``), ``horizon``, ``rng``
     (the ``internal`` stream of ``seed``), ``rho`` and ``actions`` when given, and the
     ``overrides`` (``block_size=``, ``eps=``, …). A learner with a replicability guarantee or
-    whose parameters come from a theorem in ρ needs ``rho``; a learner with neither — a
+    whose parameters come from a theorem in ρ needs ``rho`` (unless its factory gives ``rho`` a
+    default, as ``constant`` does: it is replicable for every ρ); a learner with neither — a
     non-replicable baseline — refuses it (:func:`replify.wrap` makes any learner replicable).
     """
     spec = registry().learner(name)
@@ -58,7 +69,7 @@ def make(
             f"rho applies only to learners whose parameters come from a replicability theorem, and {name!r} "
             f"has no replicability guarantee; got rho={rho}. To make it replicable use replify.wrap({name!r}, rho={rho}, ...)"
         )
-    if takes_rho and rho is None:
+    if takes_rho and rho is None and not _rho_optional(spec.factory):
         label = f"{spec.guarantee}-replicable" if spec.guarantee else "parametrised by rho"
         raise InvalidArgumentError(f"learner {name!r} is {label} and needs rho in (0, 1); got none")
     if actions is not None:
