@@ -55,6 +55,7 @@ def test_quickstart_runs_and_reports_a_replicable_learner():
     out = subprocess.run([sys.executable, str(ROOT / "examples" / "quickstart.py")], check=True,
                          capture_output=True, text=True, timeout=600)
     assert "wrapped MyHedge" in out.stdout and "plain Hedge" in out.stdout
+    assert "constant" in out.stdout and "split-commit" in out.stdout and "gain over constant" in out.stdout
     assert re.search(r"interval for rho ends at 0\.\d+ \(<= rho = 0\.1\)", out.stdout), out.stdout
 
 

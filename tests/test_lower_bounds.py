@@ -115,3 +115,37 @@ def test_coin_reduction_checks_its_arguments():
         coin_reduction("hedge", horizon=100, pairs=1, seed=0, tau=0.1)
     with pytest.raises(InvalidArgumentError, match=r"give exactly one of tau= or K="):
         coin_reduction("hedge", horizon=100, pairs=5, seed=0)
+
+
+def test_coin_demo_is_a_frontier_with_both_reference_rows():
+    from replify.lower_bounds import coin_demo
+    from replify.stats import binomial_upper_tail
+
+    demo = coin_demo(quick=True, seed=0)
+    rows = {(r["algorithm"], r["certified rho"]): r for r in demo.rows}
+    assert {a for a, _ in rows} == {"ftplb-star", "split-commit", "wrapped hedge", "constant", "hedge"}
+    assert rows[("constant", "0 (any)")]["rho_hat"] == 0.0  # replicable ...
+    assert rows[("hedge", "none")]["rho_hat"] == 1.0  # ... and not
+    pairs = 2 * demo.settings["pairs per sign"]
+    grid = demo.settings["grid"]
+    for cell in grid:
+        if cell["rho"] is not None:  # every certified learner, at every tau: the certificate is not refuted
+            assert binomial_upper_tail(round(cell["rho_hat"] * pairs), pairs, cell["rho"]) >= 1e-6, cell
+    # the frontier point is the worst regret over the tau grid
+    for (label, rho), row in rows.items():
+        cells = [c for c in grid if c["algorithm"] == label and c["rho"] == (rho if isinstance(rho, float) else None)]
+        assert len(cells) == len(demo.settings["taus"]) and row["worst regret"] == max(c["regret"] for c in cells)
+    # a certified learner decodes the coin at the largest tau (it learns), constant does not (40 trials:
+    # split-commit measured 40/40 at both rhos; constant's success is its random expert's, about 1/2)
+    assert rows[("split-commit", 0.1)]["decoder success at tau=0.24"] >= 0.9
+    assert rows[("constant", "0 (any)")]["decoder success at tau=0.24"] <= 0.75
+
+
+def test_phases_and_lazy_leader_demos_show_the_reference_rows():
+    from replify.lower_bounds import phases_demo
+
+    rows = phases_demo(quick=True, seed=0).rows
+    assert all({"constant regret", "hedge regret", "hedge rho_hat"} <= set(r) for r in rows)
+    assert all(r["hedge rho_hat"] >= 0.5 for r in rows)
+    lazy = {r["algorithm"]: r for r in lazy_leader_demo(quick=True, seed=0).rows}
+    assert lazy["constant"]["rho_hat"] == 0.0 and lazy["constant"]["identical"]
