@@ -56,11 +56,25 @@ def _report_table(report: Any) -> str:
     lines = [
         f"{report.learner} on {report.adversary}: n={report.n}, T={report.horizon}, {report.pairs} pairs, seed={report.seed}"
         + (" (block-sum fast path)" if report.fast_path else ""),
-        f"  rho_hat          {report.rho_hat:.4f}   95% CI [{lo:.4f}, {hi:.4f}]   ({report.failures} of {report.pairs} pairs differ)",
-        f"  regret           {report.regret_mean:.2f}   95% CI [{rlo:.2f}, {rhi:.2f}]"
-        + (f"   bound {report.regret_bound:.4g}" if report.regret_bound is not None else ""),
-        f"  agreement        {report.agreement_mean:.4f} of steps",
+        f"  rho_hat          {report.rho_hat:.4f}   95% CI [{lo:.4f}, {hi:.4f}]   ({report.failures} of {report.pairs} pairs "
+        "differ; measured)",
     ]
+    bound = (report.params or {}).get("replicability_bound")
+    if bound is not None:
+        lines.append(f"  rho bound        {bound:.4g}   (certified: the proof's union bound for the parameters in force)")
+    lines += [
+        f"  regret           {report.regret_mean:.2f}   95% CI [{rlo:.2f}, {rhi:.2f}]   (measured)"
+        + (f"   bound {report.regret_bound:.4g} (certified)" if report.regret_bound is not None else ""),
+        f"  agreement        {report.agreement_mean:.4f} of steps (measured)",
+    ]
+    if report.learning_gain is not None:
+        glo, ghi = report.learning_gain_ci
+        lines.append(f"  gain over constant {report.learning_gain:.2f}   95% CI [{glo:.2f}, {ghi:.2f}]   (measured on the same "
+                     "draws; <= 0: it has not learned)")
+    if report.max_step_disagreement is not None:
+        mlo, mhi = report.max_step_disagreement_ci
+        lines.append(f"  max step disagreement {report.max_step_disagreement:.4f}   95% CI [{mlo:.4f}, {mhi:.4f}]   "
+                     "(measured, simultaneous)")
     if report.first_divergence_median is not None:
         lines.append(f"  first divergence median step {report.first_divergence_median:.0f}")
     if report.params:
@@ -86,6 +100,16 @@ def cmd_run(args: argparse.Namespace) -> int:
     )
     progress.close()
     print(_report_table(report))
+    spec = replify.learners()[args.name]
+    if spec.guarantee is not None and spec.problem == "experts" and not args.no_references and args.name != "constant":
+        # A replicable learner is shown beside constant (replicable, learns nothing) and hedge (learns, not replicable).
+        for ref in ("constant", "hedge"):
+            r = replify.evaluate(ref, args.adversary, n=args.n, horizon=args.T, pairs=args.pairs, seed=args.seed,
+                                 adversary_params=_params(args.adversary_param) or None, n_jobs=args.n_jobs)
+            rlo, rhi = r.regret_ci
+            lo, hi = r.rho_ci
+            print(f"  reference {ref:<9} rho_hat {r.rho_hat:.4f} [{lo:.4f}, {hi:.4f}]   regret {r.regret_mean:.2f} "
+                  f"[{rlo:.2f}, {rhi:.2f}]   (measured, same seeds)")
     if args.json:
         Path(args.json).write_text(json.dumps(report.to_dict(per_pair=True), indent=2, sort_keys=True) + "\n")
     if args.plot:
@@ -175,6 +199,8 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--json", metavar="PATH", help="write the full report as JSON")
     run.add_argument("--plot", metavar="PATH", help="save the agreement-over-time plot (.png or .svg)")
     run.add_argument("--quiet", action="store_true", help="no progress bar")
+    run.add_argument("--no-references", dest="no_references", action="store_true",
+                     help="skip the reference rows (constant and hedge) printed beside a replicable learner")
     run.set_defaults(func=cmd_run)
 
     sw = sub.add_parser("sweep", help="evaluate a grid of configurations from a TOML file, resumably")

@@ -223,6 +223,8 @@ def _plot_coin(demo: Demo, path: Any) -> Any:
               label="min(sqrt(T)/rho, T/64): the bound's shape, constant unknown")
     left.set_xscale("log")
     left.set_yscale("log")
+    left.set_xticks(rhos, [f"{r:g}" for r in rhos])
+    left.minorticks_off()
     left.set_xlabel("rho (the replicability the parameters certify)")
     left.set_ylabel("worst regret over the coin grid (measured)")
     left.set_title("Regret frontier: worst case over tau", fontsize=10)

@@ -84,6 +84,14 @@ def test_cli_list_and_run(tmp_path):
                   "--json", str(tmp_path / "r.json"), "--plot", str(tmp_path / "r.svg"), "--quiet")
     assert out.returncode == 0, out.stderr
     assert "rho_hat" in out.stdout and out.stderr == ""
+    # every number says what it is, and a replicable learner is shown beside both reference rows
+    assert "(certified: the proof's union bound" in out.stdout and "gain over constant" in out.stdout
+    assert "reference constant" in out.stdout and "reference hedge" in out.stdout
+    hedge = replify.evaluate("hedge", "iid-bernoulli", n=5, horizon=3000, pairs=20, seed=1, adversary_params={"means": 0.4})
+    assert f"regret {hedge.regret_mean:.2f}" in out.stdout.split("reference hedge")[1]
+    quiet = run_cli("run", "ftplb-star", "--adversary", "iid-bernoulli", "-n", "5", "-T", "3000", "--rho", "0.1",
+                    "--pairs", "4", "--block-size", "300", "--no-references", "--quiet")
+    assert quiet.returncode == 0 and "reference" not in quiet.stdout
     report = json.loads((tmp_path / "r.json").read_text())
     direct = replify.evaluate("ftplb-star", "iid-bernoulli", n=5, horizon=3000, pairs=20, seed=1, rho=0.1, block_size=300,
                               adversary_params={"means": 0.4})
