@@ -169,6 +169,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     demo = DEMOS[args.demo](quick=args.quick, seed=args.seed)
     print(f"replify demo {args.demo}: {demo.settings_line()}")
     print(demo.table())
+    print(demo.note)
     if args.json:
         Path(args.json).write_text(json.dumps(demo.to_dict(), indent=2, sort_keys=True) + "\n")
     if args.plot:

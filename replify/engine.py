@@ -43,6 +43,9 @@ MEMORY_BUDGET = 24 * 2**20
 #: Time bins of the agreement curve (the fraction of pairs whose two runs agree, over time).
 CURVE_BINS = 100
 
+#: Most segments whose disagreement counts are kept (int32 each: 128 MiB).
+MAX_SEGMENTS = 1 << 25
+
 #: Transitions at which the drift between the two draws is recorded (Report.concentration).
 DRIFT_SAMPLES = 32
 
@@ -164,7 +167,10 @@ class _Lanes:
         # Disagreement per segment: per block for block learners (actions are constant on blocks),
         # per step otherwise; summed over groups of pairs, it gives the step-disagreement curve.
         self.segment = block or 1
-        self.disagree = np.zeros(-(-horizon // self.segment), dtype=np.int32)
+        segments = -(-horizon // self.segment)
+        # Beyond MAX_SEGMENTS (learners without blocks at T > 3.3e7) the counts are not kept:
+        # memory stays bounded, and the report says None rather than something approximate.
+        self.disagree = np.zeros(segments, dtype=np.int32) if segments <= MAX_SEGMENTS else None
         # The drift between the two draws at up to DRIFT_SAMPLES transitions (block learners).
         self.drift_steps = self.drift = None
         if block is not None and -(-horizon // block) > 1:
@@ -236,8 +242,9 @@ class _Lanes:
         new = (self.first == 0) & ~same.all(axis=1)
         self.first[new] = starts[np.argmin(same[new], axis=1)] + 1
         # Pieces of one block (cut by chunks) carry the same count: assign, don't add.
-        live = lengths > 0  # the block path closes a chunk with an empty segment at its end
-        self.disagree[starts[live] // self.segment] = (~same[:, live]).sum(axis=0)
+        if self.disagree is not None:
+            live = lengths > 0  # the block path closes a chunk with an empty segment at its end
+            self.disagree[starts[live] // self.segment] = (~same[:, live]).sum(axis=0)
 
     def record_drift(self, ends: np.ndarray, totals: np.ndarray) -> None:
         """‖c_{1:t} − c'_{1:t}‖₁ and max − min of c_{1:t} − c'_{1:t} for every pair at the sampled
@@ -440,7 +447,8 @@ def simulate(
                 drift=state.drift,
             )
         )
-        disagree = state.disagree if disagree is None else disagree + state.disagree
+        if state.disagree is not None:
+            disagree = state.disagree if disagree is None else disagree + state.disagree
         if progress is not None:
             progress(g0 + len(ids), len(pair_ids))
     return attrs.evolve(Outcomes.concatenate(parts), disagreement=disagree)

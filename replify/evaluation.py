@@ -46,7 +46,8 @@ class Report:
     expert drawn uniformly and never changed — on the very same draws, so ``learning_gain`` says
     how much the learner learned; ``disagreement_counts`` counts, per segment (a block of
     ``segment_length`` steps for block learners, else a step), the pairs whose runs play
-    different actions there; ``drift`` holds, per pair, ‖c_{1:t} − c'_{1:t}‖₁ and
+    different actions there (``None`` for learners without blocks beyond 2^25 steps, to bound
+    memory); ``drift`` holds, per pair, ‖c_{1:t} − c'_{1:t}‖₁ and
     max − min of c_{1:t} − c'_{1:t} at the transitions ``drift_steps``.
     """
 

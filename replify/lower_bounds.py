@@ -110,6 +110,7 @@ class Demo:
     rows: list[dict[str, Any]]
     settings: dict[str, Any]
     plot_fn: Callable[[Demo, Any], Any] = attrs.field(repr=False)
+    note: str = "certified: a theorem's bound for the parameters used; every other number is measured (DESIGN.md §7)"
 
     def table(self) -> str:
         keys = list(self.rows[0])
@@ -120,7 +121,7 @@ class Demo:
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"demo": self.name, "settings": self.settings, "rows": self.rows}
+        return {"demo": self.name, "settings": self.settings, "rows": self.rows, "note": self.note}
 
     def settings_line(self) -> str:
         return ", ".join(f"{k}={_fmt(v)}" for k, v in self.settings.items() if k not in ("traces", "grid"))

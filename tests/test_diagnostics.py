@@ -148,3 +148,14 @@ def test_learning_gain_is_none_for_olo():
                               block_size=100, adversary_params={"scale": 1 / 3})
     assert report.learning_gain is None and report.learning_gain_ci is None
     assert report.to_dict()["learning_gain"] is None
+
+
+def test_step_counts_beyond_the_memory_cap_are_reported_as_absent(monkeypatch):
+    from replify import engine
+
+    monkeypatch.setattr(engine, "MAX_SEGMENTS", 50)
+    report = replify.evaluate("hedge", "iid-bernoulli", n=3, horizon=100, pairs=4, seed=0)
+    assert report.max_step_disagreement is None and report.max_step_disagreement_ci is None
+    assert report.to_dict()["max_step_disagreement"] is None
+    blocks = replify.evaluate("constant", "iid-bernoulli", n=3, horizon=100, pairs=4, seed=0)  # one segment: kept
+    assert blocks.max_step_disagreement == 0.0
