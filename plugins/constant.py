@@ -30,6 +30,7 @@ class ConstantParams:
     block_size: int
     n_blocks: int = 1
     replicability_bound: float = 0.0
+    certified: bool = True
     regret_bound: float | None = None
     regret_bound_formula: str = "none: it never learns (expected regret = mean expert cost - best expert cost)"
 

@@ -25,7 +25,7 @@ import numpy as np
 import replify
 from replify.actions import ActionSet, resolve_actions
 from replify.blocks import OLOBlockLearner, OLOParams, batch_argmin, n_blocks
-from replify.certificates import UnionBound, drift_l1
+from replify.certificates import UnionBound, certify, drift_l1
 from replify.checks import check_int, check_positive, check_rho
 from replify.grid import grid_point
 from replify.theory import resolve_block_and_eps
@@ -83,11 +83,13 @@ def parameters(
     )
     blocks = n_blocks(horizon, block)
     union = union_bound(horizon=horizon, n=n, rho=rho)
+    bound = union.value(eps_used, horizon=horizon, block_size=block)
+    certified = certify(bound, rho, algorithm=algorithm, detail=f"B={block}, eps={eps_used:.4g}") if replicable else None
     return OLOParams(
         algorithm=algorithm, theorem=theorem, horizon=horizon, n=n, rho=rho, block_size=block, eps=eps_used,
         block_size_theorem=b_theorem, overrides=overrides, n_blocks=blocks, diameter=diameter,
-        replicability_bound=union.value(eps_used, horizon=horizon, block_size=block) if replicable else None,
-        union_bound=union if replicable else None,
+        replicability_bound=bound if replicable else None,
+        union_bound=union if replicable else None, certified=certified,
         regret_bound=regret_bound(horizon=horizon, n=n, block_size=block, eps=eps_used, diameter=diameter),
         regret_bound_formula="D*(B*eps*T + 1/eps)",
     )

@@ -24,7 +24,7 @@ import numpy as np
 
 import replify
 from replify.blocks import BlockLearner, BlockParams, n_blocks
-from replify.certificates import UnionBound
+from replify.certificates import UnionBound, certify
 from replify.checks import CostDomain, check_int, check_rho
 from replify.errors import InvalidArgumentError
 from replify.theory import resolve_block_and_eps
@@ -83,10 +83,12 @@ def parameters(
     )
     blocks = n_blocks(horizon, block)
     union = union_bound(horizon=horizon, n=n, rho=rho)
+    bound = union.value(eps_used, horizon=horizon, block_size=block)
+    certified = certify(bound, rho, algorithm=ALGORITHM, detail=f"B={block}, eps={eps_used:.4g}")
     return BlockParams(
         algorithm=ALGORITHM, theorem=THEOREM, horizon=horizon, n=n, rho=rho, block_size=block, eps=eps_used,
         block_size_theorem=b_theorem, overrides=overrides, n_blocks=blocks,
-        replicability_bound=union.value(eps_used, horizon=horizon, block_size=block), union_bound=union,
+        replicability_bound=bound, union_bound=union, certified=certified,
         regret_bound=regret_bound(horizon=horizon, n=n, block_size=block, eps=eps_used),
         regret_bound_formula="eps*B*T + ln(n)/eps",
     )

@@ -28,7 +28,7 @@ import replify
 from replify.blocks import CHUNK_ROWS
 from replify.checks import CostDomain, check_int, check_next_step, check_positive, check_remaining, check_rho
 from replify.cumulative import running_sums
-from replify.errors import InvalidArgumentError
+from replify.errors import InvalidArgumentError, ReplicabilityWarning, warn
 
 ALGORITHM, THEOREM = "vnilla_replicability_experts", "thm:vanilla_replicability_experts"
 DOMAIN = CostDomain(low=0.0, high=1.0)
@@ -69,6 +69,7 @@ class IidExpertsParams:
     eps_schedule: tuple[float, ...]
     regret_bound: float
     regret_bound_formula: str
+    certified: bool  # the theorem's iid rho holds: its proof needs the paper's constant C >= 1000
 
     def to_dict(self) -> dict[str, Any]:
         d = attrs.asdict(self, recurse=False)
@@ -94,7 +95,21 @@ def parameters(*, horizon: int, n: int, rho: float, K_constant: float = 1000.0) 
         fallback_eps=math.sqrt(math.log(n) / horizon), block_lengths=lengths, block_ends=ends,
         eps_schedule=tuple(gamma / (2.0 * alpha * math.sqrt(t)) for t in ends[:-1]),
         regret_bound=K, regret_bound_formula="K = C/rho * (lnln T)^2 * ln(n lnln T/rho) * sqrt(T)",
+        certified=_certified(c, rho),
     )
+
+
+def _certified(K_constant: float, rho: float) -> bool:
+    """The theorem's proof charges the fallback with the paper's C = 1000; a smaller C can make the
+    two runs fall back at different steps, and its ρ is then not certified."""
+    if K_constant >= 1000.0:
+        return True
+    warn(
+        f"iid-experts: K_constant={K_constant:g} is below the paper's 1000, which the proof of "
+        f"{THEOREM} uses; the iid rho={rho:g} is not certified (params.certified is False)",
+        ReplicabilityWarning,
+    )
+    return False
 
 
 def regret_bound(*, horizon: int, n: int, rho: float, K_constant: float = 1000.0, **_: Any) -> float:

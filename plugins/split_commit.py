@@ -24,6 +24,7 @@ import numpy as np
 
 import replify
 from replify.blocks import BlockLearner
+from replify.certificates import certify
 from replify.checks import CostDomain, check_int, check_positive, check_real, check_rho
 from replify.errors import InvalidArgumentError
 from replify.grid import grid_point
@@ -45,6 +46,7 @@ class SplitCommitParams:
     n_blocks: int
     overrides: tuple[str, ...]
     replicability_bound: float
+    certified: bool
     regret_bound: float | None = None
     regret_bound_formula: str = "none adversarially (one commit); on iid costs it learns once m*gap >> n*sqrt(m/2)/rho"
 
@@ -61,9 +63,11 @@ def parameters(*, horizon: int, n: int, rho: float, fraction: float = 0.25, eps:
     m = min(max(1, math.ceil(fraction * horizon)), horizon - 1)
     drift = n * math.sqrt(m / 2.0)  # E||c_{1:m} - c'_{1:m}||_1 <= n sqrt(m/2) on [0,1]^n
     eps_used = rho / drift if eps is None else check_positive("eps", eps)
+    bound = min(1.0, eps_used * drift)
     return SplitCommitParams(
         horizon=horizon, n=n, rho=rho, fraction=fraction, block_size=m, eps=eps_used, n_blocks=-(-horizon // m),
-        overrides=("eps",) if eps is not None else (), replicability_bound=min(1.0, eps_used * drift),
+        overrides=("eps",) if eps is not None else (), replicability_bound=bound,
+        certified=certify(bound, rho, algorithm="split-commit", detail=f"m={m}, eps={eps_used:.4g}"),
     )
 
 

@@ -27,7 +27,8 @@ class BlockParams:
     """The parameters in force for a block learner, the theorem they come from, and what it
     guarantees for them: ``replicability_bound`` is the proof's union bound (``None`` when the
     paper proves no replicability; ``union_bound`` its per-transition form, see
-    :mod:`replify.certificates`) and ``regret_bound`` the bound on expected regret."""
+    :mod:`replify.certificates`) and ``regret_bound`` the bound on expected regret; ``certified``
+    says whether that bound is at most the ρ that was passed (``None`` without a claim)."""
 
     algorithm: str
     theorem: str
@@ -43,6 +44,7 @@ class BlockParams:
     regret_bound: float | None
     regret_bound_formula: str
     union_bound: UnionBound | None = None
+    certified: bool | None = None  # the bound certifies rho (None: no replicability claim)
 
     def to_dict(self) -> dict[str, Any]:
         return attrs.asdict(self, recurse=False) | {

@@ -93,6 +93,22 @@ def radius_l1(n: int, domain: Literal["l1", "linf"], *, horizon: int, tail: floa
     )
 
 
+def certify(bound: float, rho: float, *, algorithm: str, detail: str) -> bool:
+    """Whether ``bound`` certifies ``rho`` (DESIGN.md §7). When it does not, say so once with a
+    :class:`~replify.errors.ReplicabilityWarning` naming both numbers."""
+    from .errors import ReplicabilityWarning, warn
+
+    if bound <= rho * (1.0 + 1e-9):
+        return True
+    warn(
+        f"{algorithm}: the parameters in force ({detail}) certify only rho <= {bound:.4g}, not the rho={rho:g} that "
+        f"was passed; params.certified is False and reports say so. replify.certified_eps(...) gives an eps "
+        f"that certifies rho at this block size.",
+        ReplicabilityWarning,
+    )
+    return False
+
+
 @attrs.frozen(kw_only=True)
 class UnionBound:
     """A replicability proof's bound, per transition k at step t_k = kB:

@@ -60,7 +60,10 @@ def _report_table(report: Any) -> str:
         "differ; measured)",
     ]
     bound = (report.params or {}).get("replicability_bound")
-    if bound is not None:
+    if bound is not None and report.certified is False:
+        lines.append(f"  rho bound        {bound:.4g}   NOT certified: the proof's bound for the parameters in force "
+                     f"exceeds rho={report.params.get('rho')}")
+    elif bound is not None:
         lines.append(f"  rho bound        {bound:.4g}   (certified: the proof's union bound for the parameters in force)")
     lines += [
         f"  regret           {report.regret_mean:.2f}   95% CI [{rlo:.2f}, {rhi:.2f}]   (measured)"
@@ -79,7 +82,11 @@ def _report_table(report: Any) -> str:
         lines.append(f"  first divergence median step {report.first_divergence_median:.0f}")
     if report.params:
         p = report.params
-        lines.append(f"  parameters       {p.get('algorithm')} ({p.get('theorem')}): B={p.get('block_size')}, eps={p.get('eps')}")
+        if report.certified is False:  # the theorem does not apply to these parameters: do not cite it as if it did
+            lines.append(f"  parameters       {p.get('algorithm')}: B={p.get('block_size')}, eps={p.get('eps')} "
+                         f"(outside {p.get('theorem')}: not certified)")
+        else:
+            lines.append(f"  parameters       {p.get('algorithm')} ({p.get('theorem')}): B={p.get('block_size')}, eps={p.get('eps')}")
     return "\n".join(lines)
 
 

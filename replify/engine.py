@@ -26,14 +26,15 @@ is exact, and so still identical, in any order.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Callable, Sequence
 
 import attrs
 import numpy as np
 
 from .blocks import BlockLearner, block_ends, fold_blocks
-from .checks import check_action
-from .errors import ActionError, CostError, InvalidArgumentError
+from .checks import L1_SLACK, CostDomain, check_action, check_learner
+from .errors import ActionError, CostError, InvalidArgumentError, ReplifyWarning
 from .randomness import DATA, INTERNAL, child
 
 #: Bytes the engine may spend on one chunk's cost and cumulative-cost arrays. Peak memory is a
@@ -146,9 +147,11 @@ class _Lanes:
     """The running state of one group of lanes."""
 
     def __init__(
-        self, learners: list, rngs: list, seq: Any, *, n: int, horizon: int, action_set: Any, block: int | None
+        self, learners: list, rngs: list, seq: Any, *, n: int, horizon: int, action_set: Any, block: int | None,
+        domain: CostDomain | None = None,
     ) -> None:
         self.learners, self.rngs, self.seq = learners, rngs, seq
+        self.domain = domain if isinstance(domain, CostDomain) else None
         self.n, self.horizon = n, horizon
         self.problem = getattr(learners[0], "problem", "experts")
         self.action_set = getattr(learners[0], "action_set", None) or action_set
@@ -200,7 +203,14 @@ class _Lanes:
             try:
                 sample_chunk(rng, t0, t1, out=out)
             except TypeError:  # an adversary whose sample_chunk has no out=
-                out[...] = sample_chunk(rng, t0, t1)
+                got = np.asarray(sample_chunk(rng, t0, t1))
+                if got.shape != out.shape:
+                    raise CostError(
+                        f"the adversary's sample_chunk(rng, {t0}, {t1}) must return costs of shape {out.shape}; "
+                        f"got shape {got.shape}"
+                    ) from None
+                out[...] = got
+            self.check_rows(out, t0)
             return
         # An adversary that can only draw whole sequences: draw once per lane, then slice.
         if self._full[i] is None:
@@ -209,6 +219,41 @@ class _Lanes:
                 raise CostError(f"the adversary must sample costs of shape ({self.horizon}, {self.n}); got shape {full.shape}")
             self._full[i] = full
         out[...] = self._full[i][t0:t1]
+        self.check_rows(out, t0)
+
+    def check_rows(self, rows: np.ndarray, t0: int) -> None:
+        """Refuse costs outside the learner's declared domain: two extrema (and the rows' ℓ1
+        norms for an ℓ1 domain) over a chunk that is still in cache; the step is found only on
+        failure. ``rows`` is (L, n) or (lanes, L, n), its first row step t0 + 1."""
+        d = self.domain
+        if d is None or rows.size == 0:
+            return
+        ok = rows.min() >= d.low and rows.max() <= d.high  # NaN fails both comparisons
+        if ok and d.l1:
+            ok = np.abs(rows).sum(axis=-1).max() <= 1.0 + L1_SLACK
+        if not ok:
+            flat = rows.reshape(-1, rows.shape[-2], rows.shape[-1])
+            bad = next(k for k in range(flat.shape[0]) if not _rows_ok(d, flat[k]))
+            d._raise(flat[bad], name="costs drawn by the adversary", first_step=t0 + 1)
+
+    def check_sums(self, sums: np.ndarray, starts: np.ndarray, stops: np.ndarray) -> None:
+        """On the block-sum path: every block sum must be one that costs in the domain can add
+        up to (L·low ≤ sum ≤ L·high per coordinate, ‖sum‖₁ ≤ L for an ℓ1 domain)."""
+        d = self.domain
+        if d is None or sums.size == 0:
+            return
+        length = (np.asarray(stops) - np.asarray(starts)).astype(np.float64)[None, :, None]
+        slack = 1e-9 * np.maximum(length, 1.0)
+        ok = np.isfinite(sums) & (sums >= d.low * length - slack) & (sums <= d.high * length + slack)
+        ok = ok.all(axis=-1)
+        if d.l1:
+            ok &= np.abs(sums).sum(axis=-1) <= length[..., 0] * (1.0 + L1_SLACK) + slack[..., 0]
+        if not ok.all():
+            lane, k = np.argwhere(~ok)[0]
+            raise CostError(
+                f"the adversary's cost sum over steps {int(starts[k]) + 1}..{int(stops[k])} is {sums[lane, k].tolist()}, "
+                f"which no costs with {d.describe()} can add up to"
+            )
 
     def set_cum(self, cum: np.ndarray, t1: int) -> None:
         # NaN and ±inf propagate through sums, so a finite running total means finite costs.
@@ -279,6 +324,11 @@ class _Lanes:
         return self.cum.mean(axis=1) - self.cum.min(axis=1)
 
 
+def _rows_ok(d: CostDomain, rows: np.ndarray) -> bool:
+    ok = bool(rows.min() >= d.low and rows.max() <= d.high)
+    return ok and (not d.l1 or bool(np.abs(rows).sum(axis=-1).max() <= 1.0 + L1_SLACK))
+
+
 def _check_decided(decided: np.ndarray, n: int, problem: str) -> np.ndarray:
     if problem == "experts":
         if decided.size and (decided.dtype.kind not in "iu" or decided.min() < 0 or decided.max() >= n):
@@ -321,7 +371,9 @@ def _per_step(state: _Lanes, block_cls: type | None, budget: int) -> None:
     for t0 in range(0, horizon, rows):
         t1 = min(horizon, t0 + rows)
         costs = state.draw_rows(t0, t1)
-        actions = np.stack([_run_lane(lr, costs[i], n, state.problem, t0) for i, lr in enumerate(state.learners)])
+        # Each learner gets its own copy of its lane's chunk: one that writes into what it is given
+        # (zeroing it after reading, say) cannot change the costs the engine accounts with.
+        actions = np.stack([_run_lane(lr, costs[i].copy(), n, state.problem, t0) for i, lr in enumerate(state.learners)])
         state.set_cum(accumulate(state.cum, costs.transpose(0, 2, 1)), t1)
         state.account(actions, step_costs(actions, costs), np.ones(t1 - t0), np.arange(t0, t1))
 
@@ -373,7 +425,14 @@ def _fast(state: _Lanes, block_cls: type, budget: int) -> None:
         starts = np.concatenate([[prev], ends[:-1]])
         sums = np.empty((lanes, ends.size, n))
         for i, rng in enumerate(state.rngs):  # one exact block-sum draw per lane and chunk
-            sums[i] = state.seq.sample_sums(rng, starts, ends)
+            got = np.asarray(state.seq.sample_sums(rng, starts, ends))
+            if got.shape != sums.shape[1:]:
+                raise CostError(
+                    f"the adversary's sample_sums(rng, starts, stops) must return sums of shape {sums.shape[1:]} "
+                    f"(one row per segment); got shape {got.shape}"
+                )
+            sums[i] = got
+        state.check_sums(sums, starts, ends)
         totals = np.cumsum(np.concatenate([state.cum[:, None], sums], axis=1), axis=1)[:, 1:]
         _blocks(state, block_cls, ends, sums, totals, prev, int(ends[-1]))
         prev = int(ends[-1])
@@ -391,11 +450,27 @@ def simulate(
     action_set: Any = None,
     budget: int | None = None,
     progress: Callable[[int, int], None] | None = None,
+    domain: CostDomain | None = None,
 ) -> Outcomes:
     """Run the pairs ``pair_ids`` (their seeds are fixed children of ``root``) and return
     their outcomes. ``fast_path``: None uses block sums when possible, False never, True
     insists (and raises when it is not possible). ``progress(done, total)`` is called after each
-    group of pairs."""
+    group of pairs. ``domain`` is the cost domain the learner declares (block learners carry
+    their own): every drawn chunk is checked against it (chunk extrema, and row ℓ1 norms for
+    ℓ1 domains), and on the block-sum path every block sum against what such costs can sum to."""
+    with warnings.catch_warnings():
+        # Every pair builds the same learner: a warning its parameters cause was shown once, by
+        # the caller (evaluate builds one learner first); here it would repeat twice per pair.
+        warnings.simplefilter("ignore", ReplifyWarning)
+        return _simulate(build, seq, n=n, horizon=horizon, root=root, pair_ids=pair_ids, fast_path=fast_path,
+                         action_set=action_set, budget=budget, progress=progress, domain=domain)
+
+
+def _simulate(
+    build: Callable[[np.random.SeedSequence], Any], seq: Any, *, n: int, horizon: int, root: np.random.SeedSequence,
+    pair_ids: Sequence[int], fast_path: bool | None, action_set: Any, budget: int | None,
+    progress: Callable[[int, int], None] | None, domain: CostDomain | None,
+) -> Outcomes:
     budget = MEMORY_BUDGET if budget is None else budget
     parts = []
     disagree = None  # summed group by group: one array per worker, whatever the number of pairs
@@ -405,7 +480,7 @@ def simulate(
         for k in ids:
             pair_seed = child(root, INTERNAL, k)
             for side in (0, 1):
-                learner = build(pair_seed)
+                learner = check_learner(build(pair_seed), source="the learner callable")
                 for attr, expected in (("n", n), ("horizon", horizon)):
                     got = getattr(learner, attr, expected)
                     if got != expected:
@@ -414,7 +489,8 @@ def simulate(
                 rngs.append(np.random.default_rng(child(root, DATA, k, side)))
         block_cls = _block_class(learners)
         state = _Lanes(learners, rngs, seq, n=n, horizon=horizon, action_set=action_set,
-                       block=learners[0].block_size if block_cls is not None else None)
+                       block=learners[0].block_size if block_cls is not None else None,
+                       domain=getattr(learners[0], "domain", None) or domain)
         can_fast = block_cls is not None and callable(getattr(seq, "sample_sums", None))
         if fast_path and not can_fast:
             raise InvalidArgumentError(

@@ -71,6 +71,11 @@ class BlockSizeWarning(ReplifyWarning):
     """The block size reaches the horizon: the learner plays a single block."""
 
 
+class ReplicabilityWarning(ReplifyWarning):
+    """The parameters in force do not certify the ρ that was passed (their proof's bound is
+    larger); ``params.certified`` is False and every report says so."""
+
+
 class PluginLoadWarning(ReplifyWarning):
     """A plugin failed to load; the others keep working."""
 
@@ -78,10 +83,18 @@ class PluginLoadWarning(ReplifyWarning):
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
+def _internal_dirs() -> tuple[str, ...]:
+    """replify's own folders: the core, and the built-in plugins (installed as replify_plugins)."""
+    plugins = sys.modules.get("replify_plugins")
+    extra = getattr(plugins, "__file__", None)
+    return (_PACKAGE_DIR + os.sep,) + ((os.path.dirname(os.path.abspath(extra)) + os.sep,) if extra else ())
+
+
 def warn(message: str, category: type[Warning]) -> None:
-    """Warn with the location of the first caller outside replify, so that the warning points
-    at the user's line, however deep inside the package it was raised."""
+    """Warn with the location of the first caller outside replify and its built-in plugins, so
+    that the warning points at the user's line, however deep inside it was raised."""
+    dirs = _internal_dirs()
     level, frame = 2, sys._getframe(1)  # stacklevel 2 is warn()'s caller
-    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE_DIR):
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(dirs):
         frame, level = frame.f_back, level + 1
     warnings.warn(message, category, stacklevel=level)

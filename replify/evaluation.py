@@ -9,13 +9,13 @@ from typing import Any, Callable, Literal, Mapping
 import attrs
 import numpy as np
 
-from .checks import check_int, check_real, public
+from .checks import check_int, check_learner, check_real, public
 from .errors import InvalidArgumentError
 from .actions import ActionSet
 from .engine import Outcomes, simulate
 from .factory import make, make_adversary
 from .plugins import registry
-from .randomness import ADVERSARY, Streams, seed_sequence
+from .randomness import ADVERSARY, INTERNAL, Streams, child, seed_sequence
 from .certificates import UnionBound
 from .stats import clopper_pearson, t_interval
 
@@ -108,6 +108,12 @@ class Report:
         """Student's t interval for the expected regret at level ``confidence``. The two runs of
         a pair share R, so the interval is built on the per-pair mean regrets, which are iid."""
         return t_interval(self.regret.mean(axis=1), self.confidence)
+
+    @property
+    def certified(self) -> bool | None:
+        """Whether the learner's parameters certify the ρ it was given (DESIGN.md §7); None for a
+        learner that makes no replicability claim."""
+        return None if self.params is None else self.params.get("certified")
 
     # -- reference: the learning gain over `constant` ---------------------------------------------
     @property
@@ -222,6 +228,7 @@ class Report:
             "regret_ci": list(self.regret_ci),
             "regret_bound": self.regret_bound,
             "fast_path": self.fast_path,
+            "certified": self.certified,
             "params": self.params,
             "learning_gain": self.learning_gain,
             "learning_gain_ci": None if self.learning_gain_ci is None else list(self.learning_gain_ci),
@@ -325,10 +332,18 @@ def evaluate(
             )
         build, label = learner, getattr(learner, "__qualname__", type(learner).__name__)
 
+    _check_sequence(seq, n=n, horizon=horizon, label=adversary_label)
+    # One learner built here, before any pair: a broken factory fails now with a clear message,
+    # and each warning its parameters cause (a block size clipped to T, an uncertified rho) is
+    # shown once, pointing at the caller's line; the pairs' own builds are silent (engine.simulate).
+    probe = build(child(root, INTERNAL, 0))
+    check_learner(probe, source=f"learner {label!r}" if spec is not None else f"the learner callable {label!r}")
+    # The learner's own declared domain (an instance knows its action set's), else its spec's.
+    domain = getattr(probe, "domain", None) or (spec.domain if spec is not None else None)
     outcomes = _dispatch(
         build, seq, n=n, horizon=horizon, root=root, pairs=pairs, fast_path=fast_path,
         action_set=actions, n_jobs=check_int("n_jobs", n_jobs, minimum=1), backend=backend, scheduler=scheduler,
-        progress=progress,
+        progress=progress, domain=domain,
     )
     params = outcomes.params
     bound = None
@@ -360,6 +375,18 @@ def evaluate(
         drift_steps=outcomes.drift_steps,
         drift=outcomes.drift,
     )
+
+
+def _check_sequence(seq: Any, *, n: int, horizon: int, label: str) -> None:
+    """An adversary object built for other sizes than the evaluation's is refused up front
+    (a sequence for T = 500 evaluated at T = 5 000 would otherwise run on, or fail deep in numpy)."""
+    for attr, expected in (("n", n), ("horizon", horizon)):
+        got = getattr(seq, attr, None)
+        if got is not None and got != expected:
+            raise InvalidArgumentError(
+                f"adversary {label!r} was built with {attr}={got}, but evaluate() was given {attr}={expected}; "
+                f"build it for the same {attr}, or pass its registered name"
+            )
 
 
 def _dispatch(

@@ -15,16 +15,26 @@ from .randomness import Streams
 
 
 def check_accepts(factory: Callable[..., Any], kwargs: dict[str, Any], *, what: str) -> None:
-    """Refuse keyword arguments the factory would reject, naming them and the accepted ones,
-    instead of letting a bare ``TypeError`` escape from inside the plugin."""
+    """Refuse keyword arguments the factory would reject, and report the required ones that are
+    missing, naming them and the accepted ones, instead of letting a bare ``TypeError`` escape
+    from inside the plugin."""
     try:
         sig = inspect.signature(factory)
     except (TypeError, ValueError):  # builtins without a signature: let the call decide
         return
     params = sig.parameters.values()
+    accepted = {p.name for p in params if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)}
+    required = sorted(
+        p.name for p in params
+        if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is inspect.Parameter.empty
+    )
+    missing = [name for name in required if name not in kwargs]
+    if missing:
+        raise InvalidArgumentError(
+            f"{what} needs {', '.join(map(repr, missing))}; got {', '.join(sorted(kwargs)) or 'nothing'}"
+        )
     if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params):
         return
-    accepted = {p.name for p in params if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)}
     unknown = sorted(set(kwargs) - accepted)
     if unknown:
         raise InvalidArgumentError(

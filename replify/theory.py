@@ -13,7 +13,7 @@ from typing import Any, Callable, Literal
 import attrs
 
 from .blocks import BlockParams, n_blocks
-from .certificates import UnionBound, drift_l1, radius_l1
+from .certificates import UnionBound, certify, drift_l1, radius_l1
 from .checks import check_int, check_positive, check_rho, public
 from .errors import BlockSizeWarning, InvalidArgumentError, warn
 
@@ -117,6 +117,8 @@ def framework_params(
     )
     width = "2/eps" if norm == "linf" else "2n/eps"
     union = framework_union_bound(horizon, n, rho, norm)
+    bound = union.value(eps_used, horizon=horizon, block_size=block)
+    certified = certify(bound, rho, algorithm=ALGORITHMS[norm], detail=f"B={block}, eps={eps_used:.4g}")
     return FrameworkParams(
         algorithm=ALGORITHMS[norm],
         theorem=THEOREMS[norm],
@@ -132,8 +134,9 @@ def framework_params(
         gamma=rho / (4.0 * horizon),
         normaliser=block + (2.0 if norm == "linf" else 2.0 * n) / eps_used,
         n_blocks=n_blocks(horizon, block),
-        replicability_bound=union.value(eps_used, horizon=horizon, block_size=block),
+        replicability_bound=bound,
         union_bound=union,
+        certified=certified,
         regret_bound=None,
         regret_bound_formula=f"(B + {width}) * Regret_{{T/B}}(internal)",
         rounding=rounding,

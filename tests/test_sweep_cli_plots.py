@@ -83,9 +83,13 @@ def test_cli_list_and_run(tmp_path):
                   "--pairs", "20", "--seed", "1", "--block-size", "300", "--adversary-param", "means=0.4",
                   "--json", str(tmp_path / "r.json"), "--plot", str(tmp_path / "r.svg"), "--quiet")
     assert out.returncode == 0, out.stderr
-    assert "rho_hat" in out.stdout and out.stderr == ""
+    assert "rho_hat" in out.stdout
+    # B = 300 with the theorem's eps does not certify rho = 0.1: said once, and in the table
+    assert out.stderr.count("ReplicabilityWarning") + out.stderr.count("warning:") >= 1
+    assert out.stderr.count("certify only rho") == 1, out.stderr
+    assert "NOT certified" in out.stdout and "outside thm:FTPLS-regret-replicability" in out.stdout
     # every number says what it is, and a replicable learner is shown beside both reference rows
-    assert "(certified: the proof's union bound" in out.stdout and "gain over constant" in out.stdout
+    assert "gain over constant" in out.stdout
     assert "reference constant" in out.stdout and "reference hedge" in out.stdout
     hedge = replify.evaluate("hedge", "iid-bernoulli", n=5, horizon=3000, pairs=20, seed=1, adversary_params={"means": 0.4})
     assert f"regret {hedge.regret_mean:.2f}" in out.stdout.split("reference hedge")[1]
