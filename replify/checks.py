@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import inspect
 import math
+import os
 import numbers
 import typing
 from typing import Any, Literal
@@ -149,6 +150,29 @@ class CostDomain:
         raise CostError(
             f"{where} must have {self.describe()}, got l1 norm {np.abs(c[row]).sum():.12g}"
         )
+
+
+def check_output_path(path: Any, *, what: str, suffixes: tuple[str, ...] | None = None) -> "Path":
+    """An output file to write later, checked now — before any work — so that a long run never
+    ends in a refusal: a supported suffix, an existing folder, write permission (and, if the file
+    exists, that it is a writable file)."""
+    from pathlib import Path
+
+    from .errors import OutputPathError
+
+    p = Path(path)
+    if suffixes is not None and p.suffix.lower() not in suffixes:
+        raise OutputPathError(
+            f"{what} must end in {', '.join(suffixes[:-1])} or {suffixes[-1]}; got {str(p)!r}"
+        )
+    folder = p.parent if str(p.parent) else Path(".")
+    if not folder.is_dir():
+        raise OutputPathError(f"{what} {str(p)!r}: the folder {str(folder)!r} does not exist")
+    if p.exists() and (p.is_dir() or not os.access(p, os.W_OK)):
+        raise OutputPathError(f"{what} {str(p)!r} exists and is not a writable file")
+    if not p.exists() and not os.access(folder, os.W_OK):
+        raise OutputPathError(f"{what} {str(p)!r}: the folder {str(folder)!r} is not writable")
+    return p
 
 
 def check_next_step(t: int, horizon: int) -> None:

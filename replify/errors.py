@@ -59,6 +59,14 @@ class DuplicateNameError(ReplifyError, ValueError):
     """Two plugins registered a learner (or an adversary) under the same name."""
 
 
+class SweepLockedError(ReplifyError, RuntimeError):
+    """Another sweep is writing the same results file."""
+
+
+class OutputPathError(InvalidArgumentError):
+    """An output path that cannot be written, checked before any work starts."""
+
+
 class PluginLoadError(ReplifyError, ImportError):
     """A plugin failed to load while strict plugin loading is on (``REPLIFY_STRICT_PLUGINS=1``)."""
 
@@ -74,6 +82,10 @@ class BlockSizeWarning(ReplifyWarning):
 class ReplicabilityWarning(ReplifyWarning):
     """The parameters in force do not certify the ρ that was passed (their proof's bound is
     larger); ``params.certified`` is False and every report says so."""
+
+
+class ResultsFileWarning(ReplifyWarning):
+    """Damaged lines of a results file were set aside (never deleted)."""
 
 
 class PluginLoadWarning(ReplifyWarning):

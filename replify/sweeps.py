@@ -1,25 +1,31 @@
 """Sweeps: :func:`evaluate` over a grid of (learner, adversary, T, n, ρ, block-size multiplier),
 one tidy row per configuration, written to JSONL as each row finishes, resumable.
 
-Every row carries its configuration, its seed and replify's version. A row's seed is derived
-from the sweep seed and the configuration itself (not its position), and rows are written in
-grid order with sorted keys and no timestamps: a sweep interrupted half way and run again skips
-the finished rows and leaves exactly the file an uninterrupted run would have written.
+Every row carries its configuration, its seed, the settings that determine it (pairs, the sweep
+seed, options) and replify's version. A row's seed is derived from the sweep seed and the
+configuration itself (not its position), and rows are written in grid order with sorted keys and
+no timestamps: a sweep interrupted half way and run again skips the finished rows and leaves
+exactly the file an uninterrupted run would have written. Nothing a user wrote is lost: damaged
+lines are set aside in ``<file>.rejected``, and one writer holds the file at a time.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import itertools
 import json
+import math
+import os
+import warnings
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import attrs
 import numpy as np
 
-from .checks import check_int, public
-from .errors import InvalidArgumentError
+from .checks import check_int, check_output_path, public
+from .errors import InvalidArgumentError, ReplifyWarning, ResultsFileWarning, SweepLockedError, warn
 from .evaluation import evaluate
 from .plugins import registry
 
@@ -51,16 +57,25 @@ class SweepResult:
     and the report's ``to_dict()`` under ``report``."""
 
     rows: list[dict[str, Any]]
+    #: rows taken from the results file instead of being computed again
+    reused: int = 0
+    #: damaged lines of the results file set aside (in ``rejected_path``), never deleted
+    rejected: int = 0
+    rejected_path: str | None = None
+    #: rows in the file for other settings (pairs, seed, options, replify version): kept, not reused
+    stale: int = 0
 
     def records(self) -> list[dict[str, Any]]:
         """Flat rows: the configuration's fields and the report's scalar summaries."""
         out = []
         for row in self.rows:
-            flat = dict(row["config"]) | {"seed": row["seed"], "replify_version": row["replify_version"]}
+            flat = dict(row["config"]) | {"seed": row["seed"], "replify_version": row["replify_version"],
+                                          "pairs": row.get("pairs")}
             for key, value in row["report"].items():
                 if key in ("rho_ci", "regret_ci"):
                     flat[f"{key}_low"], flat[f"{key}_high"] = value
-                elif key not in ("params", "agreement_curve", "seed"):
+                elif key not in ("params", "agreement_curve", "seed", "concentration", "transition_divergence",
+                                 "transition_bound", "learning_gain_ci", "max_step_disagreement_ci"):
                     flat[key] = value
             params = row["report"].get("params") or {}
             flat["block_size"] = params.get("block_size")
@@ -89,6 +104,19 @@ def grid(
 ) -> list[dict[str, Any]]:
     """The configurations of a sweep, in order. A learner without theorem parameters (a
     baseline) runs once per (adversary, T, n), with no ρ and no block-size multiplier."""
+    for name, value in (("learners", learners), ("adversaries", adversaries), ("horizons", horizons), ("ns", ns),
+                        ("rhos", rhos), ("block_multipliers", block_multipliers)):
+        if isinstance(value, (str, bytes)) or not isinstance(value, Sequence) or len(value) == 0:
+            raise InvalidArgumentError(
+                f"{name} must be a non-empty list; got {value!r}" + (f" (did you mean [{value!r}]?)" if isinstance(value, str) else "")
+            )
+    for mult in block_multipliers:
+        if isinstance(mult, bool) or not isinstance(mult, (int, float)) or not math.isfinite(mult) or mult <= 0:
+            raise InvalidArgumentError(f"block_multipliers must be finite numbers > 0; got {mult!r} in {list(block_multipliers)!r}")
+    for T in horizons:
+        check_int("horizons[...]", T, minimum=1)
+    for n in ns:
+        check_int("ns[...]", n, minimum=2)
     configs, seen = [], set()
     for learner, adversary, T, n, rho, mult in itertools.product(learners, adversaries, horizons, ns, rhos, block_multipliers):
         spec = registry().learner(learner)
@@ -108,26 +136,105 @@ def grid(
     return configs
 
 
-def _read_done(path: Path) -> dict[str, dict[str, Any]]:
-    """Finished rows of an earlier run; a last line cut short by an interruption is dropped."""
-    done: dict[str, dict[str, Any]] = {}
+def identity(config: Mapping[str, Any], *, pairs: int, sweep_seed: int, options: Mapping[str, Any]) -> str:
+    """Everything that determines a row: its configuration, the pairs, the sweep seed, the options
+    that change results (``fast_path``) and replify's version. A row in the file is reused only
+    when all of these match."""
+    from . import __version__
+
+    return json.dumps(_jsonable({"config": config, "pairs": pairs, "sweep_seed": sweep_seed, "options": options,
+                                 "replify_version": __version__}), sort_keys=True)
+
+
+def _row_identity(row: Any) -> str | None:
+    if not isinstance(row, dict) or not isinstance(row.get("config"), dict) or not isinstance(row.get("report"), dict):
+        return None
+    if not {"pairs", "sweep_seed", "options", "replify_version"} <= set(row):
+        return None  # a row written before rows carried their settings: kept, never reused
+    return json.dumps(_jsonable({k: row[k] for k in ("config", "pairs", "sweep_seed", "options", "replify_version")}),
+                      sort_keys=True)
+
+
+@attrs.frozen
+class _FileState:
+    done: dict[str, dict[str, Any]]
+    rejected: int
+    rejected_path: str | None
+    stale: int
+
+
+def _load(path: Path) -> _FileState:
+    """Read an earlier run's rows. Lines that are not complete rows — a line torn by an
+    interruption, bytes that are not UTF-8, text that is not JSON, JSON that is not a row — are
+    moved to ``<file>.rejected`` (appended, so nothing is ever lost) and the file is rewritten
+    with the good rows only (atomically). Rows repeated byte for byte (two writers) are kept once;
+    a row whose identity repeats with other content is set aside too."""
     if not path.exists():
-        return done
-    lines = path.read_text().splitlines(keepends=True)
-    good = 0
-    for line in lines:
+        return _FileState({}, 0, None, 0)
+    data = path.read_bytes()
+    lines = data.splitlines(keepends=True)
+    good: list[bytes] = []
+    bad: list[bytes] = []
+    done: dict[str, dict[str, Any]] = {}
+    seen_lines: set[bytes] = set()
+    stale = 0
+    for raw in lines:
+        if raw in seen_lines:
+            continue  # an exact duplicate (two sweeps wrote the same row): one copy is enough
         try:
-            row = json.loads(line)
-        except json.JSONDecodeError:
-            break
-        if not line.endswith("\n"):
-            break
-        done[row_key(row["config"])] = row
-        good += len(line)
-    if good != sum(len(line) for line in lines):  # drop a torn last line
-        with path.open("r+") as fh:
-            fh.truncate(good)
-    return done
+            if not raw.endswith(b"\n"):
+                raise ValueError("torn")
+            row = json.loads(raw.decode("utf-8"))
+            if not isinstance(row, dict) or not isinstance(row.get("config"), dict) or "report" not in row:
+                raise ValueError("not a row")
+        except (UnicodeDecodeError, ValueError):
+            bad.append(raw)
+            continue
+        key = _row_identity(row)
+        if key is not None and key in done:
+            bad.append(raw)  # same identity, other content: set aside, never silently dropped
+            continue
+        seen_lines.add(raw)
+        good.append(raw)
+        if key is None:
+            stale += 1
+        else:
+            done[key] = row
+    rejected_path = None
+    if bad:
+        rejected = path.with_name(path.name + ".rejected")
+        with rejected.open("ab") as fh:
+            for raw in bad:
+                fh.write(raw if raw.endswith(b"\n") else raw + b"\n")
+        rejected_path = str(rejected)
+    if bad or len(good) != len(lines):
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_bytes(b"".join(good))
+        os.replace(tmp, path)
+    return _FileState(done, len(bad), rejected_path, stale)
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """One writer per results file: an exclusive lock on ``<file>.lock`` for the whole sweep."""
+    lock_path = path.with_name(path.name + ".lock")
+    fh = lock_path.open("a")
+    try:
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - not POSIX: no advisory locks to take
+            fcntl = None
+        if fcntl is not None:
+            try:
+                fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise SweepLockedError(
+                    f"another sweep is writing {str(path)!r} (it holds {str(lock_path)!r}); let it finish, then run "
+                    "this one again: it will reuse the finished rows"
+                ) from None
+        yield
+    finally:
+        fh.close()
 
 
 def _run_row(config: Mapping[str, Any], *, seed: int, pairs: int, evaluate_kw: Mapping[str, Any]) -> dict[str, Any]:
@@ -136,14 +243,22 @@ def _run_row(config: Mapping[str, Any], *, seed: int, pairs: int, evaluate_kw: M
     spec = registry().learner(config["learner"])
     extra: dict[str, Any] = {}
     if config["block_multiplier"] is not None:
-        theorem = spec.parameters(horizon=config["horizon"], n=config["n"], rho=config["rho"])
+        with warnings.catch_warnings():  # only the theorem's B is wanted here, not its clipping
+            warnings.simplefilter("ignore", ReplifyWarning)
+            theorem = spec.parameters(horizon=config["horizon"], n=config["n"], rho=config["rho"])
         extra["block_size"] = max(1, min(config["horizon"], round(config["block_multiplier"] * theorem.block_size_theorem)))
     s = row_seed(seed, config)
     report = evaluate(
         config["learner"], config["adversary"], n=config["n"], horizon=config["horizon"], pairs=pairs, seed=s,
         rho=config["rho"], adversary_params=config["adversary_params"] or None, **extra, **evaluate_kw,
     )
-    return {"config": dict(config), "seed": s, "replify_version": __version__, "report": _jsonable(report.to_dict())}
+    return {"config": dict(config), "seed": s, "replify_version": __version__, "report": _jsonable(report.to_dict()),
+            "pairs": pairs, "sweep_seed": seed, "options": _options(evaluate_kw)}
+
+
+def _options(evaluate_kw: Mapping[str, Any]) -> dict[str, Any]:
+    """The evaluate options that change results (n_jobs and the backend do not)."""
+    return {"fast_path": evaluate_kw.get("fast_path")}
 
 
 @public
@@ -165,27 +280,61 @@ def sweep(
     """Evaluate every configuration of the grid (see :func:`grid`) with ``pairs`` pairs.
 
     ``block_multipliers`` scale each learner's theorem block size (the ρ̂-against-block-size
-    curve). With ``path``, each row is appended to that JSONL file as soon as it finishes, and
-    rows already in the file are not recomputed. ``evaluate_kw`` (``n_jobs``, ``backend``,
-    ``fast_path``, …) are passed to :func:`evaluate`.
+    curve). With ``path``, each row is appended (and flushed to disk) to that JSONL file as soon as
+    it finishes, under an exclusive lock (one writer per file: a second sweep on the same file
+    raises :class:`~replify.errors.SweepLockedError`). A row already in the file is reused only when
+    everything that determines it matches — configuration, ``pairs``, ``seed``, the options that
+    change results and replify's version (:func:`identity`); rows for other settings stay in the
+    file untouched. Damaged lines are moved to ``<file>.rejected``, never deleted, with a
+    :class:`~replify.errors.ResultsFileWarning`; exact duplicate lines are kept once. The result
+    says what happened (``reused``, ``stale``, ``rejected``, ``rejected_path``). Warnings the rows
+    raise are summarised once per kind. ``evaluate_kw`` (``n_jobs``, ``backend``, ``fast_path``, …)
+    are passed to :func:`evaluate`.
     """
     pairs = check_int("pairs", pairs, minimum=2)
     configs = grid(
         learners=learners, adversaries=adversaries, horizons=horizons, ns=ns, rhos=rhos,
         block_multipliers=block_multipliers, adversary_params=adversary_params,
     )
-    out = Path(path) if path is not None else None
-    done = _read_done(out) if out is not None else {}
-    rows = []
-    for i, config in enumerate(configs):
-        key = row_key(config)
-        row = done.get(key)
-        if row is None:
-            row = _run_row(config, seed=seed, pairs=pairs, evaluate_kw=evaluate_kw)
-            if out is not None:
-                with out.open("a") as fh:
-                    fh.write(json.dumps(row, sort_keys=True) + "\n")
-        rows.append(row)
-        if progress is not None:
-            progress(i + 1, len(configs))
-    return SweepResult(rows)
+    out = None if path is None else check_output_path(path, what="path")
+    with contextlib.ExitStack() as stack:
+        state = _FileState({}, 0, None, 0)
+        if out is not None:
+            stack.enter_context(_locked(out))
+            state = _load(out)
+            if state.rejected:
+                warn(f"{state.rejected} damaged line(s) of {str(out)!r} were set aside in {state.rejected_path!r} "
+                     "(nothing deleted); the sweep resumes from the other rows", ResultsFileWarning)
+        rows, reused, caught = [], 0, []
+        options = _options(evaluate_kw)
+        for i, config in enumerate(configs):
+            row = state.done.get(identity(config, pairs=pairs, sweep_seed=seed, options=options))
+            if row is None:
+                with warnings.catch_warnings(record=True) as record:
+                    warnings.simplefilter("always", ReplifyWarning)
+                    row = _run_row(config, seed=seed, pairs=pairs, evaluate_kw=evaluate_kw)
+                caught += [w for w in record if issubclass(w.category, ReplifyWarning)]
+                if out is not None:
+                    with out.open("a") as fh:
+                        fh.write(json.dumps(row, sort_keys=True) + "\n")
+                        fh.flush()
+                        os.fsync(fh.fileno())
+            else:
+                reused += 1
+            rows.append(row)
+            if progress is not None:
+                progress(i + 1, len(configs))
+    _summarise(caught, len(configs))
+    return SweepResult(rows, reused=reused, rejected=state.rejected, rejected_path=state.rejected_path, stale=state.stale)
+
+
+def _summarise(caught: list, total: int) -> None:
+    """One warning per cause for the whole sweep: the first message of each kind, and how many
+    rows gave one (each row's JSON says the rest, e.g. ``certified: false``)."""
+    by_kind: dict[type, list] = {}
+    for w in caught:
+        by_kind.setdefault(w.category, []).append(w)
+    for category, items in by_kind.items():
+        rows = len({str(w.message) for w in items})
+        more = f" ({rows} rows of {total} gave a {category.__name__}; e.g.)" if rows > 1 else ""
+        warn(f"{more} {items[0].message}".strip(), category)

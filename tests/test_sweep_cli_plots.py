@@ -35,7 +35,8 @@ def test_sweep_rows_seeds_and_grid(tmp_path):
     assert [r["block_multiplier"] for r in recs if r["learner"] == "ftpl"] == [None, None]
     assert all(r["replify_version"] == replify.__version__ for r in recs)
     row = json.loads((tmp_path / "s.jsonl").read_text().splitlines()[0])
-    assert set(row) == {"config", "seed", "replify_version", "report"}
+    assert set(row) == {"config", "seed", "replify_version", "report", "pairs", "sweep_seed", "options"}
+    assert (row["pairs"], row["sweep_seed"], row["options"]) == (6, 7, {"fast_path": None})
     # the seed is a function of the sweep seed and the configuration only
     assert row["seed"] == sweep_module.row_seed(7, row["config"])
     again = replify.evaluate(row["config"]["learner"], "iid-bernoulli", n=3, horizon=row["config"]["horizon"], pairs=6,
@@ -61,9 +62,13 @@ def test_an_interrupted_sweep_resumes_to_the_same_file(tmp_path, monkeypatch):
     with part.open("a") as fh:
         fh.write('{"config": {"learner": "ftpl", "torn')  # and a line torn by the kill
     monkeypatch.setattr(sweep_module, "_run_row", lambda *a, **k: (calls.append(2), real(*a, **k))[1])
-    quiet(lambda: replify.sweep(**GRID, path=part))
+    with pytest.warns(replify.errors.ResultsFileWarning, match=r"1 damaged line\(s\) .* set aside"):
+        result = quiet(lambda: replify.sweep(**GRID, path=part))
     assert calls.count(2) == 3  # only the unfinished rows were computed
+    assert (result.reused, result.rejected) == (3, 1)
     assert part.read_bytes() == full.read_bytes()
+    # the torn line is set aside, not deleted
+    assert (tmp_path / "part.jsonl.rejected").read_text() == '{"config": {"learner": "ftpl", "torn\n'
 
 
 def test_to_pandas_when_pandas_is_installed(tmp_path):
@@ -174,3 +179,82 @@ def test_plots_save_png_and_svg(tmp_path):
     assert "<svg" in (tmp_path / "s.svg").read_text()
     with pytest.raises(replify.errors.InvalidArgumentError, match=r"plot path must end in .png or .svg"):
         plot_agreement(report, path=tmp_path / "a.pdf")
+
+
+# -- faults: nothing a user wrote is lost ----------------------------------------------------------
+
+SMALL = dict(learners=["ftpl"], adversaries=["iid-bernoulli"], horizons=[200, 300, 400], ns=[3], pairs=3, seed=1)
+
+
+@pytest.mark.parametrize("damage", [b"{not json\n", b"\xff\xfe binary \xff\n", b'{"report": {}}\n', b"[1, 2, 3]\n",
+                                    b'{"config": 5, "report": {}}\n'])
+def test_a_damaged_line_is_set_aside_and_every_other_row_kept(tmp_path, damage):
+    path = tmp_path / "s.jsonl"
+    replify.sweep(**SMALL, path=path)
+    other = dict(SMALL, horizons=[500])  # a row from another grid, after the damage
+    replify.sweep(**other, path=path)
+    lines = path.read_bytes().splitlines(keepends=True)
+    path.write_bytes(lines[0] + damage + b"".join(lines[1:]))
+    with pytest.warns(replify.errors.ResultsFileWarning, match=r"1 damaged line"):
+        result = replify.sweep(**SMALL, path=path)
+    assert (result.reused, result.rejected) == (3, 1)
+    assert path.read_bytes() == b"".join(lines)  # every row kept, the other grid's too
+    assert (tmp_path / "s.jsonl.rejected").read_bytes() == damage
+    assert replify.sweep(**other, path=path).reused == 1
+
+
+def test_duplicate_rows_are_kept_once_and_a_second_writer_is_refused(tmp_path):
+    path = tmp_path / "s.jsonl"
+    replify.sweep(**SMALL, path=path)
+    once = path.read_bytes()
+    path.write_bytes(once + once)  # what two unlocked writers used to leave
+    result = replify.sweep(**SMALL, path=path)
+    assert result.reused == 3 and path.read_bytes() == once
+    import fcntl
+
+    with (tmp_path / "s.jsonl.lock").open("a") as fh:  # another sweep holds the file
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        with pytest.raises(replify.errors.SweepLockedError, match=r"another sweep is writing"):
+            replify.sweep(**SMALL, path=path)
+
+
+def test_rows_are_reused_only_when_everything_that_determines_them_matches(tmp_path):
+    path = tmp_path / "s.jsonl"
+    first = replify.sweep(**SMALL, path=path)
+    assert first.reused == 0
+    more_pairs = replify.sweep(**dict(SMALL, pairs=4), path=path)
+    other_seed = replify.sweep(**dict(SMALL, seed=2), path=path)
+    assert more_pairs.reused == other_seed.reused == 0 and other_seed.stale == 0
+    assert all(r["report"]["pairs"] == 4 for r in more_pairs.rows)
+    assert len(path.read_text().splitlines()) == 9  # nothing overwritten: three settings, three rows each
+    assert replify.sweep(**SMALL, path=path).reused == 3
+
+
+@pytest.mark.parametrize("kw,message", [
+    (dict(block_multipliers=[-1.0]), r"block_multipliers must be finite numbers > 0; got -1\.0"),
+    (dict(block_multipliers=[float("nan")]), r"block_multipliers must be finite numbers > 0; got nan"),
+    (dict(learners="hedge"), r"learners must be a non-empty list; got 'hedge' \(did you mean \['hedge'\]\?\)"),
+    (dict(horizons=[0]), r"horizons\[...\] must be an integer >= 1, got 0"),
+])
+def test_sweep_arguments_are_checked(kw, message):
+    with pytest.raises(replify.errors.InvalidArgumentError, match=message):
+        replify.sweep(**{**SMALL, "learners": ["ftplb-star"], "rhos": [0.1], **kw})
+
+
+def test_a_sweep_warns_once_per_cause_and_not_about_the_theorems_block_size(tmp_path):
+    import warnings as w
+
+    with w.catch_warnings(record=True) as record:
+        w.simplefilter("always")
+        replify.sweep(learners=["ftplb-star"], adversaries=["iid-bernoulli"], horizons=[2000, 3000], ns=[3], rhos=[0.1],
+                      block_multipliers=[0.001, 0.002], pairs=2, seed=0)
+    kinds = [r.category for r in record if issubclass(r.category, replify.errors.ReplifyWarning)]
+    # the theorem's B exceeds T here, but the B in force (a small multiple of it) does not: no BlockSizeWarning;
+    # those B with the theorem's eps do not certify rho: one ReplicabilityWarning for the whole sweep
+    assert kinds == [replify.errors.ReplicabilityWarning]
+    assert "4 rows of 4" in str(record[-1].message) and record[-1].filename == __file__
+
+
+def test_output_paths_are_checked_before_any_work(tmp_path):
+    with pytest.raises(replify.errors.OutputPathError, match=r"the folder .*nowhere' does not exist"):
+        replify.sweep(**SMALL, path=tmp_path / "nowhere" / "s.jsonl")
