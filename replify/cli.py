@@ -1,7 +1,9 @@
 """The ``replify`` command line: ``list``, ``run``, ``sweep``, ``demo``.
 
-Errors are one line on stderr (``replify: error: …``) and exit status 2; a progress bar goes
-to stderr for anything that runs longer than a second, unless stderr is not a terminal or
+Errors of replify's own (and the system's, such as a missing folder) are one line on stderr
+(``replify: error: …``) and exit status 2; ``--traceback`` shows them in full; any other exception
+is a bug and keeps its traceback. Every output path is checked before any work. A progress bar
+goes to stderr for anything that runs longer than a second, unless stderr is not a terminal or
 ``--quiet`` is given."""
 
 from __future__ import annotations
@@ -17,22 +19,59 @@ from typing import Any, Sequence
 from .errors import ReplifyError, ReplifyWarning
 
 
-def _value(text: str) -> Any:
-    """A ``--param key=value`` value: JSON if it parses (numbers, lists, true/false), else text."""
+#: Text that starts like JSON must be JSON: ``means=[0.4`` is an error, not the string "[0.4".
+_JSON_START = tuple("[{\"-0123456789") + ("true", "false", "null")
+
+
+def _value(text: str, *, flag: str, key: str) -> Any:
+    """A ``key=value`` value: JSON when it looks like JSON (numbers, lists, objects, true/false,
+    null), else plain text (a name such as ``linf``)."""
     try:
         return json.loads(text)
-    except json.JSONDecodeError:
+    except json.JSONDecodeError as exc:
+        if text.strip().startswith(_JSON_START):
+            raise ReplifyError(f"{flag} {key}={text!r}: the value is not valid JSON ({exc.msg} at character {exc.pos})") from None
         return text
 
 
-def _params(items: Sequence[str]) -> dict[str, Any]:
+def _params(items: Sequence[str], flag: str = "--param") -> dict[str, Any]:
     out = {}
     for item in items:
         key, sep, value = item.partition("=")
         if not sep or not key:
-            raise ReplifyError(f"--param must look like key=value, got {item!r}")
-        out[key] = _value(value)
+            raise ReplifyError(f"{flag} must look like key=value, got {item!r}")
+        out[key] = _value(value, flag=flag, key=key)
     return out
+
+
+def _learner_params(spec: Any) -> str:
+    """A learner's own parameters, from its factory's signature (what ``make`` passes on)."""
+    import inspect
+
+    try:
+        sig = inspect.signature(spec.factory)
+    except (TypeError, ValueError):
+        return ""
+    names = []
+    for p in sig.parameters.values():
+        if p.name in ("n", "horizon", "rng") or p.kind not in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD):
+            continue
+        names.append(p.name if p.default is inspect.Parameter.empty else f"{p.name}={p.default!r}")
+    return ", ".join(names)
+
+
+def _check_outputs(args: argparse.Namespace, plot: Any = None, output: Any = None) -> None:
+    """Every output path is checked before any work: a long run never ends in a refusal."""
+    from .checks import check_output_path
+    from .plots import PLOT_SUFFIXES
+
+    if getattr(args, "json", None):
+        check_output_path(args.json, what="--json")
+    for value in (getattr(args, "plot", None), plot):
+        if value:
+            check_output_path(value, what="--plot", suffixes=PLOT_SUFFIXES)
+    if output:
+        check_output_path(output, what="--output")
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -42,6 +81,9 @@ def cmd_list(args: argparse.Namespace) -> int:
     for name, spec in replify.learners().items():
         takes = "rho" if spec.parameters is not None or spec.guarantee else "-"
         print(f"  {name:<14} {spec.problem:<8} guarantee={spec.guarantee or 'none':<12} needs={takes:<4} {spec.description}")
+        own = _learner_params(spec)
+        if own:
+            print(f"  {'':<14}   parameters: {own}")
     print("adversaries:")
     for name, spec in replify.adversaries().items():
         print(f"  {name:<20} {spec.description}")
@@ -95,6 +137,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     from .progress import Progress
 
+    _check_outputs(args)
     overrides = _params(args.param)
     for key in ("block_size", "eps"):
         if getattr(args, key) is not None:
@@ -102,7 +145,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     progress = Progress(f"replify run {args.name}", enabled=False if args.quiet else None)
     report = replify.evaluate(
         args.name, args.adversary, n=args.n, horizon=args.T, pairs=args.pairs, seed=args.seed, rho=args.rho,
-        adversary_params=_params(args.adversary_param) or None, n_jobs=args.n_jobs,
+        adversary_params=_params(args.adversary_param, "--adversary-param") or None, n_jobs=args.n_jobs,
         fast_path=False if args.no_fast_path else None, progress=progress, **overrides,
     )
     progress.close()
@@ -112,7 +155,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         # A replicable learner is shown beside constant (replicable, learns nothing) and hedge (learns, not replicable).
         for ref in ("constant", "hedge"):
             r = replify.evaluate(ref, args.adversary, n=args.n, horizon=args.T, pairs=args.pairs, seed=args.seed,
-                                 adversary_params=_params(args.adversary_param) or None, n_jobs=args.n_jobs)
+                                 adversary_params=_params(args.adversary_param, "--adversary-param") or None, n_jobs=args.n_jobs)
             rlo, rhi = r.regret_ci
             lo, hi = r.rho_ci
             print(f"  reference {ref:<9} rho_hat {r.rho_hat:.4f} [{lo:.4f}, {hi:.4f}]   regret {r.regret_mean:.2f} "
@@ -147,6 +190,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     if missing:
         raise ReplifyError(f"config file {str(path)!r} is missing {missing}")
     out = args.output or config.get("output") or str(path.with_suffix(".jsonl"))
+    _check_outputs(args, plot=config.get("plot"), output=out)
     progress = Progress("replify sweep", enabled=False if args.quiet else None, delay=0.0)
     result = replify.sweep(
         learners=config["learners"], adversaries=config["adversaries"], horizons=config["horizons"], ns=config["ns"],
@@ -173,6 +217,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 def cmd_demo(args: argparse.Namespace) -> int:
     from .lower_bounds import DEMOS
 
+    _check_outputs(args)
     demo = DEMOS[args.demo](quick=args.quick, seed=args.seed)
     print(f"replify demo {args.demo}: {demo.settings_line()}")
     print(demo.table())
@@ -185,7 +230,11 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def parser() -> argparse.ArgumentParser:
+    from . import __version__
+
     p = argparse.ArgumentParser(prog="replify", description="Replicable online learning: measure replicability and regret.")
+    p.add_argument("--version", action="version", version=f"replify {__version__}")
+    p.add_argument("--traceback", action="store_true", help="show the full traceback of an error, not one line")
     sub = p.add_subparsers(dest="command", required=True)
     sub.add_parser("list", help="learners and adversaries, with their guarantees and parameters").set_defaults(func=cmd_list)
 
@@ -205,7 +254,7 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--n-jobs", dest="n_jobs", type=int, default=1)
     run.add_argument("--no-fast-path", action="store_true", help="draw per-step costs even when block sums would do")
     run.add_argument("--json", metavar="PATH", help="write the full report as JSON")
-    run.add_argument("--plot", metavar="PATH", help="save the agreement-over-time plot (.png or .svg)")
+    run.add_argument("--plot", metavar="PATH", help="save the agreement-over-time plot (.png, .svg or .pdf)")
     run.add_argument("--quiet", action="store_true", help="no progress bar")
     run.add_argument("--no-references", dest="no_references", action="store_true",
                      help="skip the reference rows (constant and hedge) printed beside a replicable learner")
@@ -223,7 +272,7 @@ def parser() -> argparse.ArgumentParser:
     demo.add_argument("--quick", action="store_true", help="small sizes: seconds instead of about a minute")
     demo.add_argument("--seed", type=int, default=0)
     demo.add_argument("--json", metavar="PATH", help="write the table and settings as JSON")
-    demo.add_argument("--plot", metavar="PATH", help="save the demo's plot (.png or .svg)")
+    demo.add_argument("--plot", metavar="PATH", help="save the demo's plot (.png, .svg or .pdf)")
     demo.set_defaults(func=cmd_demo)
     return p
 
@@ -232,7 +281,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
         with warnings.catch_warnings():
-            warnings.simplefilter("always", ReplifyWarning)
+            warnings.simplefilter("default", ReplifyWarning)  # each warning once
             warnings.showwarning = lambda message, category, *a, **k: print(  # one line, no source echo
                 f"replify: warning: {message}", file=sys.stderr
             )
@@ -240,7 +289,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # the reader went away (``replify list | head``): nothing to say
         sys.stderr.close()
         return 0
-    except (ReplifyError, ValueError, KeyError, TypeError, OSError) as exc:
+    except KeyboardInterrupt:
+        print("replify: interrupted", file=sys.stderr)
+        return 130
+    except (ReplifyError, OSError) as exc:
+        # Only replify's own errors (and the system's: a full disk, a missing file) become one line;
+        # anything else is a bug somewhere and keeps its traceback.
+        if args.traceback:
+            raise
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         print(f"replify: error: {message}", file=sys.stderr)
         return 2

@@ -9,6 +9,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from .checks import check_output_path
 from .errors import InvalidArgumentError
 
 
@@ -24,12 +25,14 @@ def pyplot() -> Any:
     return plt
 
 
+#: The file formats every plot saves to, by the path's suffix (PDF is what papers print).
+PLOT_SUFFIXES = (".png", ".svg", ".pdf")
+
+
 def save_figure(fig: Any, path: str | Path | None) -> Any:
-    """Save to ``path`` (``.png`` or ``.svg``) when given; return the figure."""
+    """Save to ``path`` (``.png``, ``.svg`` or ``.pdf``) when given; return the figure."""
     if path is not None:
-        p = Path(path)
-        if p.suffix.lower() not in (".png", ".svg"):
-            raise InvalidArgumentError(f"plot path must end in .png or .svg, got {str(p)!r}")
+        p = check_output_path(path, what="plot path", suffixes=PLOT_SUFFIXES)
         fig.savefig(p, dpi=120, bbox_inches="tight")
     return fig
 

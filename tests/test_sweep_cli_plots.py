@@ -168,7 +168,7 @@ def test_progress_bar_only_on_a_terminal_and_after_a_second():
     assert slow.stream.getvalue() == ""
 
 
-def test_plots_save_png_and_svg(tmp_path):
+def test_plots_save_png_svg_and_pdf(tmp_path):
     report = replify.evaluate("ftplb-star", "iid-bernoulli", n=3, horizon=2000, pairs=10, seed=0, rho=0.1, block_size=200)
     from replify.plots import plot_agreement, plot_sweep
 
@@ -177,8 +177,10 @@ def test_plots_save_png_and_svg(tmp_path):
     result = quiet(lambda: replify.sweep(**GRID))
     plot_sweep(result, path=tmp_path / "s.svg")
     assert "<svg" in (tmp_path / "s.svg").read_text()
-    with pytest.raises(replify.errors.InvalidArgumentError, match=r"plot path must end in .png or .svg"):
-        plot_agreement(report, path=tmp_path / "a.pdf")
+    plot_agreement(report, path=tmp_path / "a.pdf")
+    assert (tmp_path / "a.pdf").read_bytes()[:5] == b"%PDF-"
+    with pytest.raises(replify.errors.InvalidArgumentError, match=r"plot path must end in .png, .svg or .pdf; got .*a\.gif"):
+        plot_agreement(report, path=tmp_path / "a.gif")
 
 
 # -- faults: nothing a user wrote is lost ----------------------------------------------------------
@@ -258,3 +260,44 @@ def test_a_sweep_warns_once_per_cause_and_not_about_the_theorems_block_size(tmp_
 def test_output_paths_are_checked_before_any_work(tmp_path):
     with pytest.raises(replify.errors.OutputPathError, match=r"the folder .*nowhere' does not exist"):
         replify.sweep(**SMALL, path=tmp_path / "nowhere" / "s.jsonl")
+
+
+def test_cli_checks_outputs_first_and_reads_parameters_strictly(tmp_path):
+    import time
+
+    start = time.perf_counter()
+    out = run_cli("run", "hedge", "--adversary", "iid-bernoulli", "-n", "3", "-T", "10000000", "--plot", str(tmp_path / "x.gif"))
+    assert out.returncode == 2 and "--plot must end in .png, .svg or .pdf" in out.stderr
+    out = run_cli("demo", "coin", "--json", str(tmp_path / "missing" / "d.json"))
+    assert out.returncode == 2 and "the folder" in out.stderr and "does not exist" in out.stderr
+    assert time.perf_counter() - start < 30  # refused before the (long) work, not after it
+    out = run_cli("run", "hedge", "--adversary", "iid-bernoulli", "-n", "3", "-T", "10", "--adversary-param", "means=[0.4")
+    assert out.returncode == 2 and "--adversary-param means='[0.4': the value is not valid JSON" in out.stderr
+    out = run_cli("run", "hedge", "--adversary", "iid-bernoulli", "-n", "3", "-T", "10", "--adversary-param", "means")
+    assert out.returncode == 2 and "--adversary-param must look like key=value, got 'means'" in out.stderr
+    out = run_cli("--version")
+    assert out.returncode == 0 and out.stdout.strip() == f"replify {replify.__version__}"
+    out = run_cli("list")
+    assert "parameters: rho, fraction=0.25, eps=None" in out.stdout  # split-commit's own parameters
+    out = run_cli("run", "hedge", "--adversary", "iid-bernoulli", "-n", "3", "-T", "200", "--pairs", "2", "--plot",
+                  str(tmp_path / "a.pdf"), "--quiet")
+    assert out.returncode == 0 and (tmp_path / "a.pdf").read_bytes()[:5] == b"%PDF-"
+
+
+def test_cli_keeps_the_traceback_of_a_bug_and_shows_it_on_request(tmp_path, monkeypatch):
+    from replify import cli
+
+    def boom(args):
+        raise ZeroDivisionError("a bug, not an input error")
+
+    monkeypatch.setattr(cli, "cmd_list", boom)
+    with pytest.raises(ZeroDivisionError):  # not swallowed into a tidy line
+        cli.main(["list"])
+
+    def refused(args):
+        raise replify.errors.InvalidArgumentError("n must be an integer >= 2, got 1")
+
+    monkeypatch.setattr(cli, "cmd_list", refused)
+    assert cli.main(["list"]) == 2
+    with pytest.raises(replify.errors.InvalidArgumentError):
+        cli.main(["--traceback", "list"])
