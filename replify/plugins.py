@@ -127,6 +127,7 @@ class Registry:
         self._loaded = True
         eps = entry_points(group=PROJECT) if self._entry_points is None else self._entry_points
         blocked = _blocked()
+        errors = []
         for ep in eps:
             if ep.name in blocked:
                 self.manager.set_blocked(ep.name)
@@ -136,10 +137,16 @@ class Registry:
             self._distributions[ep.name] = _distribution(ep)
             try:
                 self.manager.register(ep.load(), name=ep.name)
-            except Exception as exc:  # a broken plugin must not take the others down
+            except (Exception, SystemExit) as exc:  # a broken plugin (even one calling sys.exit) must not take the others down
+                if self.manager.has_plugin(ep.name):  # all or nothing per plugin
+                    self.manager.unregister(name=ep.name)
                 failure = PluginFailure(ep.name, _distribution(ep), f"{type(exc).__name__}: {exc}")
                 self._load_failures.append(failure)
-                self._fail(failure, exc)
+                errors.append((failure, exc))
+        # Every plugin is tried before anything is reported, so that strict mode refuses the same
+        # way on every lookup instead of leaving a registry with the later plugins missing.
+        for failure, exc in errors:
+            self._fail(failure, exc)
 
     def _collect(self, hook_name: str, kind: type, label: str) -> tuple[dict[str, Any], list[PluginFailure]]:
         table: dict[str, Any] = {}
@@ -148,23 +155,27 @@ class Registry:
         # Call each implementation ourselves rather than through the hook caller, so that a
         # duplicate or a failure can be pinned on the plugin that caused it.
         for impl in getattr(self.manager.hook, hook_name).get_hookimpls():
+            pending: dict[str, Any] = {}  # a plugin's registrations count only if its hook completes
 
-            def register(spec: Any, _plugin: str = impl.plugin_name) -> None:
+            def register(spec: Any, _plugin: str = impl.plugin_name, _pending: dict = pending) -> None:
                 if not isinstance(spec, kind):
                     raise TypeError(f"register() expects a {kind.__name__}, got {type(spec).__name__}")
-                if spec.name in table:
+                if spec.name in table or spec.name in _pending:
+                    first = owner.get(spec.name, _plugin)
                     raise DuplicateNameError(
-                        f"{label} name {spec.name!r} is registered twice: by plugin {owner[spec.name]!r} "
+                        f"{label} name {spec.name!r} is registered twice: by plugin {first!r} "
                         f"and by plugin {_plugin!r}; block one with {BLOCK_ENV}={_plugin}"
                     )
-                table[spec.name], owner[spec.name] = spec, _plugin
+                _pending[spec.name] = spec
 
             args = {"register": register}
             try:
                 impl.function(*(args[a] for a in impl.argnames))
+                table.update(pending)
+                owner.update(dict.fromkeys(pending, impl.plugin_name))
             except DuplicateNameError:
                 raise
-            except Exception as exc:
+            except (Exception, SystemExit) as exc:
                 dist = self._distributions.get(impl.plugin_name, "unknown")
                 failure = PluginFailure(impl.plugin_name, dist, f"{hook_name}: {type(exc).__name__}: {exc}")
                 failures.append(failure)
@@ -173,6 +184,9 @@ class Registry:
 
     def _ensure(self) -> None:
         self._load()
+        if self._load_failures and _strict():  # strict mode refuses on every lookup, not only the first
+            first = self._load_failures[0]
+            raise PluginLoadError(f"{first} (set {STRICT_ENV}=0 to load the others anyway)")
         if self._tables is None:
             learners, lf = self._collect("register_learners", LearnerSpec, "learner")
             adversaries, af = self._collect("register_adversaries", AdversarySpec, "adversary")

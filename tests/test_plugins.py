@@ -193,3 +193,45 @@ def test_plugin_docs_example_is_valid_python():
     reg = Registry(entry_points=())
     reg.register(type("P", (), {"register_learners": staticmethod(namespace["register_learners"])}))
     assert list(reg.learners()) == ["my-learner"]
+
+
+def test_strict_mode_refuses_the_same_way_on_every_lookup(broken_distribution, monkeypatch):
+    monkeypatch.setenv(STRICT_ENV, "1")
+    (ep,) = broken_distribution.entry_points
+    after = FakeEntryPoint("after", LearnersPlugin("after-learner"))
+    reg = Registry(entry_points=[ep, after])
+    for _ in range(3):  # not once, then a registry silently missing the plugins after the broken one
+        with pytest.raises(PluginLoadError, match=r"'broken'"):
+            reg.learners()
+    assert after.loads == 1  # every plugin was tried
+    monkeypatch.setenv(STRICT_ENV, "0")
+    with pytest.warns(PluginLoadWarning):
+        reg._load_failures and reg._fail(reg._load_failures[0], RuntimeError())
+    assert list(reg.learners()) == ["after-learner"]
+
+
+def test_a_plugin_that_exits_at_import_is_reported_not_fatal(monkeypatch):
+    monkeypatch.delenv(STRICT_ENV, raising=False)
+    class Exits(FakeEntryPoint):
+        def load(self):
+            raise SystemExit(3)  # a plugin module that calls sys.exit at import
+
+    reg = Registry(entry_points=[Exits("exits", None), FakeEntryPoint("good", LearnersPlugin("g"))])
+    with pytest.warns(PluginLoadWarning, match=r"plugin 'exits' .*failed: SystemExit: 3"):
+        assert list(reg.learners()) == ["g"]
+
+
+def test_a_hook_that_fails_half_way_registers_nothing(monkeypatch):
+    monkeypatch.delenv(STRICT_ENV, raising=False)
+
+    class HalfWay:
+        @replify.hookimpl
+        def register_learners(self, register):
+            register(replify.LearnerSpec("half-1", RandomHedge, "experts"))
+            raise RuntimeError("then broke")
+
+    reg = Registry(entry_points=())
+    reg.register(HalfWay(), name="half")
+    reg.register(LearnersPlugin("whole"))
+    with pytest.warns(PluginLoadWarning, match=r"then broke"):
+        assert list(reg.learners()) == ["whole"]  # all or nothing per plugin
