@@ -100,7 +100,15 @@ class GeometricLeader(BlockLearner):
 
     def __init__(self, *, n: int, horizon: int, rng: np.random.Generator, params: BlockParams) -> None:
         if not 0.0 < params.eps <= 1.0:
-            raise InvalidArgumentError(f"eps must be in (0, 1] (a geometric parameter), got {params.eps}")
+            given = "eps" in params.overrides
+            why = "" if given else (
+                f": the theorem's eps = sqrt(ln n/(B T)) exceeds 1 when B*T < ln n "
+                f"(here B={params.block_size}, T={horizon}, n={n}); pass a larger horizon or eps= in (0, 1]"
+            )
+            raise InvalidArgumentError(
+                f"eps must be in (0, 1] (a geometric parameter), got {params.eps:.6g}"
+                + (" (given)" if given else why)
+            )
         super().__init__(n=n, horizon=horizon, block_size=params.block_size, domain=DOMAIN)
         self.params = params
         self.noise = rng.geometric(params.eps, size=self.n).astype(np.float64)  # X_a, support {1, 2, ...}

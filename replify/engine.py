@@ -329,8 +329,13 @@ def _rows_ok(d: CostDomain, rows: np.ndarray) -> bool:
     return ok and (not d.l1 or bool(np.abs(rows).sum(axis=-1).max() <= 1.0 + L1_SLACK))
 
 
-def _check_decided(decided: np.ndarray, n: int, problem: str) -> np.ndarray:
+def _check_decided(decided: np.ndarray, n: int, problem: str, source: str = "learners") -> np.ndarray:
     if problem == "experts":
+        if decided.size and decided.dtype.kind not in "iu":
+            raise ActionError(
+                f"{source} returned actions of dtype {decided.dtype} (e.g. {decided.ravel()[:3].tolist()}); "
+                f"expected integer expert indices in [0, {n})"
+            )
         if decided.size and (decided.dtype.kind not in "iu" or decided.min() < 0 or decided.max() >= n):
             raise ActionError(f"learners decided actions outside [0, {n}): {np.unique(decided)[:10].tolist()}")
         return decided.astype(np.int64, copy=False)
@@ -406,7 +411,7 @@ def _run_lane(learner: Any, costs: np.ndarray, n: int, problem: str, t0: int) ->
         expected = (costs.shape[0],) if problem == "experts" else costs.shape
         if actions.shape != expected:
             raise ActionError(f"learner.run() returned actions of shape {actions.shape}, expected {expected}")
-        return _check_decided(actions, n, problem)
+        return _check_decided(actions, n, problem, source="learner.run()")
     out = np.empty(costs.shape[0], dtype=np.int64) if problem == "experts" else np.empty_like(costs)
     for t in range(costs.shape[0]):  # a black-box learner without run(): nothing to vectorise
         out[t] = check_action(learner.act(), n=n, problem=problem, step=t0 + t + 1, source="learner.act()")

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import inspect
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import numpy as np
 
 from .checks import check_int, check_learner, check_rho, public
-from .errors import InvalidArgumentError, LearnerProtocolError
+from .errors import InvalidArgumentError, LearnerProtocolError, ReplifyError
 from .actions import ActionSet
 from .plugins import registry
 from .randomness import Streams
@@ -40,6 +41,24 @@ def check_accepts(factory: Callable[..., Any], kwargs: dict[str, Any], *, what: 
         raise InvalidArgumentError(
             f"{what} does not accept {', '.join(map(repr, unknown))}; it accepts {', '.join(sorted(accepted))}"
         )
+
+
+@contextlib.contextmanager
+def owned_by(name: str) -> Iterator[None]:
+    """A replify error raised while a plugin builds its learner or adversary names the plugin
+    (``ftplb-star: eps must be in (0, 1], got 2.0``): stress searches and calibration build them
+    by the hundred, and an unowned message would not say which one."""
+    try:
+        yield
+    except ReplifyError as exc:
+        message = str(exc.args[0]) if exc.args else str(exc)
+        if message.startswith(f"{name}: "):
+            raise
+        try:
+            owned = type(exc)(f"{name}: {message}")
+        except TypeError:  # an error class with another signature: keep it as it is
+            raise exc from None
+        raise owned.with_traceback(exc.__traceback__) from None
 
 
 def _rho_optional(factory: Callable[..., Any]) -> bool:
@@ -102,7 +121,9 @@ def make(
         raise InvalidArgumentError(f"overrides must not set {', '.join(clash)}: make() derives them")
     kwargs.update(overrides)
     check_accepts(spec.factory, kwargs, what=f"learner {name!r}")
-    return check_learner(spec.factory(**kwargs), source=f"learner factory {name!r}")
+    with owned_by(name):
+        built = spec.factory(**kwargs)
+    return check_learner(built, source=f"learner factory {name!r}")
 
 
 @public
@@ -124,7 +145,8 @@ def make_adversary(
         rng=Streams.from_seed(seed).adversary,
     )
     check_accepts(spec.factory, {**kwargs, **params}, what=f"adversary {name!r}")
-    seq = spec.factory(**kwargs, **params)
+    with owned_by(name):
+        seq = spec.factory(**kwargs, **params)
     if not callable(getattr(seq, "sample", None)):
         raise LearnerProtocolError(
             f"adversary factory {name!r} must return an object with sample(rng); got {type(seq).__name__}"

@@ -31,8 +31,14 @@ def load_cost_matrix(costs: Any = None, path: Any = None, *, n: int, horizon: in
         else:
             raise InvalidArgumentError(f"path must end in .csv or .npy, got {str(p)!r}")
     c = as_float_array("costs", costs)
-    if c.shape != (horizon, n) or not np.isfinite(c).all():
-        raise InvalidArgumentError(f"costs must be a finite array of shape ({horizon}, {n}); got shape {c.shape}")
+    if c.shape != (horizon, n):
+        raise InvalidArgumentError(f"costs must be an array of shape ({horizon}, {n}); got shape {c.shape}")
+    if not np.isfinite(c).all():
+        row, col = (int(i) for i in np.argwhere(~np.isfinite(c))[0])
+        raise InvalidArgumentError(
+            f"costs must be finite; got {c[row, col]} at step {row + 1}, coordinate {col} "
+            f"({int((~np.isfinite(c)).sum())} non-finite entries in all)"
+        )
     c = c.copy()
     c.flags.writeable = False
     return c

@@ -204,7 +204,7 @@ def test_bad_action_sets_and_rho_rules():
         replify.make("fllb", horizon=100, seed=0, rho=0.1)
     with pytest.raises(InvalidArgumentError, match=r"horizon must be >= 16 for iid-experts"):
         replify.make("iid-experts", n=3, horizon=10, seed=0, rho=0.1)
-    with pytest.raises(InvalidArgumentError, match=r"eps must be in \(0, 1\] \(a geometric parameter\), got 2.0"):
+    with pytest.raises(InvalidArgumentError, match=r"ftplb-star: eps must be in \(0, 1\] \(a geometric parameter\), got 2 \(given\)"):
         replify.make("ftplb-star", n=3, horizon=100, seed=0, rho=0.1, block_size=10, eps=2.0)
 
 

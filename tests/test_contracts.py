@@ -202,3 +202,59 @@ def test_factories_missing_keyword_arguments_get_a_clear_error():
             replify.make("needs-eta", n=3, horizon=10, seed=0)
     finally:
         reg.unregister(name="needs-eta")
+
+
+# -- messages that say what went wrong, and whose ---------------------------------------------------
+
+
+def test_messages_from_inside_a_plugin_name_it():
+    with pytest.raises(InvalidArgumentError, match=r"^ftplb-star: eps must be in \(0, 1\] \(a geometric parameter\), got 2 \(given\)$"):
+        replify.make("ftplb-star", n=3, horizon=100, seed=0, rho=0.1, block_size=10, eps=2.0)
+    with pytest.raises(InvalidArgumentError, match=r"^ftplb-star: eps must be .* the theorem's eps = sqrt\(ln n/\(B T\)\) "
+                                                   r"exceeds 1 when B\*T < ln n \(here B=1, T=1, n=3\)"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", BlockSizeWarning)
+            replify.evaluate("ftplb-star", "iid-bernoulli", n=3, horizon=1, pairs=2, seed=0, rho=0.1)
+    costs = np.full((5, 3), 0.5)
+    costs[3, 2] = np.nan
+    with pytest.raises(InvalidArgumentError, match=r"^point-mass: costs must be finite; got nan at step 4, coordinate 2"):
+        replify.make_adversary("point-mass", n=3, horizon=5, seed=0, costs=costs)
+
+
+def test_run_returning_floats_is_named_as_such():
+    class FloatRun:
+        def __init__(self, *, n, horizon, rng):
+            pass
+
+        def act(self):
+            return 0
+
+        def update(self, cost):
+            pass
+
+        def run(self, costs):
+            return np.zeros(costs.shape[0])
+
+    from replify.errors import ActionError
+
+    with pytest.raises(ActionError, match=r"learner\.run\(\) returned actions of dtype float64 \(e\.g\. \[0\.0, 0\.0, 0\.0\]\); "
+                                          r"expected integer expert indices in \[0, 4\)"):
+        replify.evaluate(lambda s: FloatRun(n=4, horizon=20, rng=None), "iid-bernoulli", n=4, horizon=20, pairs=2, seed=0)
+
+
+def test_finite_action_sets_compute_their_diameter_without_all_pairs():
+    import time
+
+    from replify.actions import EXACT_DIAMETER_DIM, Finite, l1_diameter
+
+    rng = np.random.default_rng(0)
+    for k, dim in ((40, 1), (60, 4), (80, EXACT_DIAMETER_DIM)):
+        p = rng.normal(size=(k, dim))
+        brute = max(float(np.abs(p[i] - p).sum(axis=1).max()) for i in range(k))
+        assert l1_diameter(p) == pytest.approx(brute, rel=1e-12)
+    wide = rng.normal(size=(50, EXACT_DIAMETER_DIM + 3))  # above: the sum of ranges, an upper bound
+    brute = max(float(np.abs(wide[i] - wide).sum(axis=1).max()) for i in range(50))
+    assert l1_diameter(wide) >= brute
+    start = time.perf_counter()
+    Finite(rng.random((20_000, 6)))  # was 32 s with the all-pairs loop
+    assert time.perf_counter() - start < 5  # a generous bound on a shared 2-core machine; it takes ~0.01 s

@@ -185,7 +185,7 @@ def test_adversary_parameters_are_checked():
         replify.make_adversary("iid-bernoulli", n=3, horizon=10, seed=0, means=[0.2, 1.2, 0.3])
     with pytest.raises(InvalidArgumentError, match=r"adversary 'iid-bernoulli' does not accept 'mean'"):
         replify.make_adversary("iid-bernoulli", n=3, horizon=10, seed=0, mean=0.3)
-    with pytest.raises(InvalidArgumentError, match=r"costs must be a finite array of shape \(10, 3\); got shape \(10, 2\)"):
+    with pytest.raises(InvalidArgumentError, match=r"point-mass: costs must be an array of shape \(10, 3\); got shape \(10, 2\)"):
         replify.make_adversary("point-mass", n=3, horizon=10, seed=0, costs=np.zeros((10, 2)))
 
 
