@@ -205,7 +205,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             f"B={rec['block_size']} rho_hat={rec['rho_hat']:.3f} [{rec['rho_ci_low']:.3f}, {rec['rho_ci_high']:.3f}] "
             f"regret={rec['regret_mean']:.1f}"
         )
-    print(f"results: {out}")
+    print(f"results: {out} ({result.reused} rows reused from the file, {len(result.rows) - result.reused} computed"
+          + (f"; {result.stale} rows for other settings kept but not reused" if result.stale else "")
+          + (f"; {result.rejected} damaged lines set aside in {result.rejected_path}" if result.rejected else "") + ")")
     plot = args.plot or config.get("plot")
     if plot:
         from .plots import plot_sweep
@@ -269,7 +271,7 @@ def parser() -> argparse.ArgumentParser:
 
     demo = sub.add_parser("demo", help="the paper's lower bounds and the FLL example, from one command")
     demo.add_argument("demo", choices=["coin", "phases", "lazy-leader"])
-    demo.add_argument("--quick", action="store_true", help="small sizes: seconds instead of about a minute")
+    demo.add_argument("--quick", action="store_true", help="small sizes: about 2 s instead of 3-30 s (coin 30 s, phases 15 s, lazy-leader 3 s)")
     demo.add_argument("--seed", type=int, default=0)
     demo.add_argument("--json", metavar="PATH", help="write the table and settings as JSON")
     demo.add_argument("--plot", metavar="PATH", help="save the demo's plot (.png, .svg or .pdf)")
