@@ -112,6 +112,10 @@ def _report_table(report: Any) -> str:
         + (f"   bound {report.regret_bound:.4g} (certified)" if report.regret_bound is not None else ""),
         f"  agreement        {report.agreement_mean:.4f} of steps (measured)",
     ]
+    if report.decision is not None:
+        slo, shi = report.sequential_interval
+        lines.append(f"  decision         rho {report.decision} {report.target} after {report.pairs} pairs   anytime-valid "
+                     f"{1 - report.alpha:.0%} interval [{slo:.4f}, {shi:.4f}]   (measured, sequential)")
     if report.learning_gain is not None:
         glo, ghi = report.learning_gain_ci
         lines.append(f"  gain over constant {report.learning_gain:.2f}   95% CI [{glo:.2f}, {ghi:.2f}]   (measured on the same "
@@ -128,7 +132,8 @@ def _report_table(report: Any) -> str:
             lines.append(f"  parameters       {p.get('algorithm')}: B={p.get('block_size')}, eps={p.get('eps')} "
                          f"(outside {p.get('theorem')}: not certified)")
         else:
-            lines.append(f"  parameters       {p.get('algorithm')} ({p.get('theorem')}): B={p.get('block_size')}, eps={p.get('eps')}")
+            theorem = f" ({p['theorem']})" if p.get("theorem") else ""
+            lines.append(f"  parameters       {p.get('algorithm')}{theorem}: B={p.get('block_size')}, eps={p.get('eps')}")
     return "\n".join(lines)
 
 
@@ -146,7 +151,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     report = replify.evaluate(
         args.name, args.adversary, n=args.n, horizon=args.T, pairs=args.pairs, seed=args.seed, rho=args.rho,
         adversary_params=_params(args.adversary_param, "--adversary-param") or None, n_jobs=args.n_jobs,
-        fast_path=False if args.no_fast_path else None, progress=progress, **overrides,
+        fast_path=False if args.no_fast_path else None, progress=progress,
+        target=args.decide, sequential=args.decide is not None, **overrides,
     )
     progress.close()
     print(_report_table(report))
@@ -253,6 +259,8 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="another learner override")
     run.add_argument("--adversary-param", action="append", default=[], metavar="KEY=VALUE",
                      help="an adversary parameter (JSON values: --adversary-param 'means=[0.4,0.6]')")
+    run.add_argument("--decide", type=float, default=None, metavar="RHO",
+                     help="sequential test: stop as soon as rho is decided below or above RHO (--pairs is the budget)")
     run.add_argument("--n-jobs", dest="n_jobs", type=int, default=1)
     run.add_argument("--no-fast-path", action="store_true", help="draw per-step costs even when block sums would do")
     run.add_argument("--json", metavar="PATH", help="write the full report as JSON")

@@ -9,7 +9,7 @@ from typing import Any, Callable, Literal, Mapping
 import attrs
 import numpy as np
 
-from .checks import check_int, check_learner, check_real, public
+from .checks import check_int, check_learner, check_real, check_rho, public
 from .errors import InvalidArgumentError
 from .actions import ActionSet
 from .engine import Outcomes, simulate
@@ -17,6 +17,7 @@ from .factory import make, make_adversary
 from .plugins import registry
 from .randomness import ADVERSARY, INTERNAL, Streams, child, seed_sequence
 from .certificates import UnionBound
+from .sequential import BetaBinomialCS, batches
 from .stats import clopper_pearson, t_interval
 
 #: Transitions listed one by one in :meth:`Report.to_dict` (beyond this the arrays stay in the report).
@@ -73,6 +74,10 @@ class Report:
     segment_length: int = 1
     drift_steps: np.ndarray | None = None
     drift: np.ndarray | None = None
+    target: float | None = None
+    decision: str | None = None
+    sequential_interval: tuple[float, float] | None = None
+    alpha: float | None = None
 
     @property
     def failures(self) -> int:
@@ -236,6 +241,9 @@ class Report:
             "max_step_disagreement_ci": None if self.max_step_disagreement_ci is None else list(self.max_step_disagreement_ci),
             "concentration": self.concentration,
         }
+        if self.decision is not None:
+            out |= {"target": self.target, "decision": self.decision, "pairs_run": self.pairs, "alpha": self.alpha,
+                    "sequential_interval": list(self.sequential_interval)}
         divergence, bound = self.transition_divergence, self.transition_bound
         if divergence is not None and divergence.size <= MAX_LISTED_TRANSITIONS:
             out["transition_divergence"] = divergence.tolist()
@@ -272,6 +280,9 @@ def evaluate(
     scheduler: str | None = None,
     fast_path: bool | None = None,
     progress: Callable[[int, int], None] | None = None,
+    target: float | None = None,
+    sequential: bool = False,
+    alpha: float = 0.05,
     **overrides: Any,
 ) -> Report:
     """Measure replicability and regret over ``pairs`` paired runs (paper §2).
@@ -290,6 +301,13 @@ def evaluate(
     ``backend="dask"`` runs on a Dask cluster (``scheduler`` address, or a local cluster of
     ``n_jobs`` workers). Results are identical whatever ``n_jobs`` and the backend.
     ``progress(done, total)`` is called as pairs finish.
+
+    ``sequential=True`` with ``target=ρ`` runs the pairs in batches (``pairs`` is then the budget)
+    and stops as soon as the anytime-valid beta-binomial confidence sequence of
+    :mod:`replify.sequential` (Howard et al. 2021) lies wholly below ρ (``decision="below"``) or
+    wholly above it (``"above"``), or the budget is spent (``"undecided"``); a wrong decision has
+    probability at most ``alpha`` whatever the true rate. The report then carries ``decision``,
+    ``pairs`` (the pairs run) and ``sequential_interval`` (the sequence at stopping).
 
     Returns a :class:`Report`: ρ̂ with an exact Clopper–Pearson interval, the agreement and
     first divergence of the two runs, and regret with a t interval, beside the learner's
@@ -340,11 +358,34 @@ def evaluate(
     check_learner(probe, source=f"learner {label!r}" if spec is not None else f"the learner callable {label!r}")
     # The learner's own declared domain (an instance knows its action set's), else its spec's.
     domain = getattr(probe, "domain", None) or (spec.domain if spec is not None else None)
-    outcomes = _dispatch(
-        build, seq, n=n, horizon=horizon, root=root, pairs=pairs, fast_path=fast_path,
+    run = lambda ids, report_progress: _dispatch(  # noqa: E731
+        build, seq, n=n, horizon=horizon, root=root, pair_ids=ids, fast_path=fast_path,
         action_set=actions, n_jobs=check_int("n_jobs", n_jobs, minimum=1), backend=backend, scheduler=scheduler,
-        progress=progress, domain=domain,
+        progress=report_progress, domain=domain,
     )
+    decision = interval = None
+    if not sequential:
+        if target is not None:
+            raise InvalidArgumentError("target applies only with sequential=True; got target without it")
+        outcomes = run(range(pairs), progress)
+    else:
+        if target is None:
+            raise InvalidArgumentError("sequential=True needs target= (the rho to decide against); got none")
+        target = check_rho(target, "target")
+        cs = BetaBinomialCS(alpha=alpha)
+        parts, done, decision = [], 0, "undecided"
+        for look in batches(pairs):  # pair k keeps its own seeds: batching changes nothing but when we look
+            parts.append(run(range(done, look), None))
+            done = look
+            if progress is not None:
+                progress(done, pairs)
+            failures = int(sum(int((~p.identical).sum()) for p in parts))
+            decision = cs.decide(failures, done, target)
+            if decision != "undecided":
+                break
+        outcomes = Outcomes.concatenate(parts)
+        interval = cs.interval(failures, done)
+        pairs = done
     params = outcomes.params
     bound = None
     if params is not None and params.get("regret_bound") is not None:
@@ -374,6 +415,10 @@ def evaluate(
         segment_length=outcomes.segment,
         drift_steps=outcomes.drift_steps,
         drift=outcomes.drift,
+        target=target,
+        decision=decision,
+        sequential_interval=interval,
+        alpha=alpha if sequential else None,
     )
 
 
@@ -390,16 +435,17 @@ def _check_sequence(seq: Any, *, n: int, horizon: int, label: str) -> None:
 
 
 def _dispatch(
-    build: Any, seq: Any, *, pairs: int, n_jobs: int, backend: str, scheduler: str | None,
+    build: Any, seq: Any, *, pair_ids: range, n_jobs: int, backend: str, scheduler: str | None,
     progress: Callable[[int, int], None] | None, **kw: Any,
 ) -> Outcomes:
     """Run the pairs here, in local processes (joblib) or on a Dask cluster. Every pair has its
     own child seeds, so the outcomes are the same whichever way the pairs are split."""
     if backend == "processes" and scheduler is not None:
         raise InvalidArgumentError("scheduler applies only to backend='dask'")
+    pairs = len(pair_ids)
     if backend == "processes" and n_jobs == 1:
-        return simulate(build, seq, pair_ids=range(pairs), progress=progress, **kw)
-    splits = [list(part) for part in np.array_split(np.arange(pairs), min(pairs, 4 * n_jobs)) if part.size]
+        return simulate(build, seq, pair_ids=pair_ids, progress=progress, **kw)
+    splits = [list(part) for part in np.array_split(np.asarray(pair_ids), min(pairs, 4 * n_jobs)) if part.size]
     if backend == "processes":
         try:
             from joblib import Parallel, delayed
