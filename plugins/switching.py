@@ -48,12 +48,20 @@ class SwitchingBernoulli(ChunkedSequence):
         return (rng.random((stop - start, self.n)) < self._means_rows(start, stop)) * self.scale
 
     def sample_sums(self, rng: np.random.Generator, starts: np.ndarray, stops: np.ndarray) -> np.ndarray:
-        """Exact: a segment's sum is a sum of Binomials, one per piece it overlaps."""
+        """Exact: a segment's sum is a sum of Binomials, one per piece it overlaps. Only the
+        segments a piece overlaps are drawn (segments come in increasing order), so many pieces
+        and many segments cost O(pieces + segments), not their product."""
+        starts, stops = np.asarray(starts), np.asarray(stops)
         out = np.zeros((len(starts), self.n))
+        ordered = starts.size < 2 or bool(np.all(np.diff(starts) >= 0) and np.all(np.diff(stops) >= 0))
         for j in range(self.means.shape[0]):  # a loop over pieces
             lo, hi = self.bounds[j], self.bounds[j + 1]
-            overlap = np.clip(np.minimum(stops, hi) - np.maximum(starts, lo), 0, None)
-            out += rng.binomial(overlap[:, None], self.means[j][None, :])
+            first, last = (int(np.searchsorted(stops, lo, side="right")), int(np.searchsorted(starts, hi, side="left"))) \
+                if ordered else (0, starts.size)
+            if first >= last:
+                continue
+            overlap = np.clip(np.minimum(stops[first:last], hi) - np.maximum(starts[first:last], lo), 0, None)
+            out[first:last] += rng.binomial(overlap[:, None], self.means[j][None, :])
         return out * self.scale
 
 

@@ -17,6 +17,7 @@ from .framework import ReplicableFactory, ReplicableLearner, wrap
 from .plugins import Registry, adversaries, check_pending, hookimpl, hookspec, learners, registry
 from .randomness import Streams
 from .specs import AdversarySpec, DistributionSequence, Learner, LearnerSpec
+from .stress import StressResult, stress
 from .sweeps import SweepResult, sweep
 from .theory import FrameworkParams, certified_eps
 
@@ -37,6 +38,7 @@ __all__ = [
     "ReplicableLearner",
     "Report",
     "Streams",
+    "StressResult",
     "SweepResult",
     "adversaries",
     "certified_eps",
@@ -49,6 +51,7 @@ __all__ = [
     "make",
     "make_adversary",
     "registry",
+    "stress",
     "sweep",
     "wrap",
 ]

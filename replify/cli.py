@@ -175,6 +175,28 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_stress(args: argparse.Namespace) -> int:
+    import replify
+
+    _check_outputs(args)
+    result = replify.stress(args.name, n=args.n, horizon=args.T, rho=args.rho, budget=args.budget, seed=args.seed,
+                            families=args.family or None, **_params(args.param))
+    w = result.worst
+    lo, hi = w.rho_ci
+    print(f"replify stress {result.learner}: n={result.n}, T={result.horizon}, rho={result.rho}, "
+          f"{result.pairs_used} of {result.budget} pairs, {len(result.candidates)} candidates")
+    print(f"  worst: {w.family} {json.dumps(w.params, sort_keys=True)}")
+    print(f"  rho_hat {w.rho_hat:.4f}   95% CI [{lo:.4f}, {hi:.4f}]   ({w.failures} of {w.pairs} pairs differ; measured "
+          "on the adversaries tried)")
+    for c in sorted(result.candidates, key=lambda c: -c.rho_hat):
+        clo, chi = c.rho_ci
+        print(f"  {c.family:<18} rho_hat {c.rho_hat:.3f} [{clo:.3f}, {chi:.3f}] over {c.pairs:>5} pairs  "
+              f"{json.dumps(c.params, sort_keys=True)}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(result.to_dict(), indent=2, sort_keys=True) + "\n")
+    return 0
+
+
 def cmd_sweep(args: argparse.Namespace) -> int:
     import replify
 
@@ -269,6 +291,18 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--no-references", dest="no_references", action="store_true",
                      help="skip the reference rows (constant and hedge) printed beside a replicable learner")
     run.set_defaults(func=cmd_run)
+
+    st = sub.add_parser("stress", help="search the stress suite for the adversary that parts a learner's runs most")
+    st.add_argument("name", help="a registered learner")
+    st.add_argument("-n", type=int, required=True)
+    st.add_argument("-T", type=int, required=True)
+    st.add_argument("--rho", type=float, default=None)
+    st.add_argument("--budget", type=int, default=2000, help="pairs in all (default 2000)")
+    st.add_argument("--seed", type=int, default=0)
+    st.add_argument("--family", action="append", default=[], help="a family to search (repeatable; default all)")
+    st.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="a learner parameter")
+    st.add_argument("--json", metavar="PATH", help="write every candidate as JSON")
+    st.set_defaults(func=cmd_stress)
 
     sw = sub.add_parser("sweep", help="evaluate a grid of configurations from a TOML file, resumably")
     sw.add_argument("config", help="TOML with learners, adversaries, horizons, ns, rhos, block_multipliers, pairs, seed")
