@@ -167,7 +167,7 @@ def test_unknown_learner_name_lists_the_known_ones():
     with pytest.raises(UnknownNameError, match=r"no learner named 'hedgehog'; known learners: constant, fll, fllb, ftpl, ftplb, ftplb-star, hedge, iid-experts, split-commit") as info:
         replify.wrap("hedgehog", n=3, horizon=10, rho=0.1, seed=0)
     assert isinstance(info.value, KeyError)
-    with pytest.raises(UnknownNameError, match=r"no adversary named 'dice'; known adversaries: coin, coin-phases, drifting-bernoulli"):
+    with pytest.raises(UnknownNameError, match=r"no adversary named 'dice'; known adversaries: block-switch, coin, coin-phases, crossing, drifting-bernoulli"):
         replify.make_adversary("dice", n=2, horizon=10, seed=0)
 
 
