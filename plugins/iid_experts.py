@@ -70,19 +70,26 @@ class IidExpertsParams:
     regret_bound: float
     regret_bound_formula: str
     certified: bool  # the theorem's iid rho holds: its proof needs the paper's constant C >= 1000
+    noise_scale: float = 1.0  # ε_i is multiplied by this (1: the proof's value)
+    calibration: str | None = None  # set by replify.calibrate: what the parameters were calibrated on
 
     def to_dict(self) -> dict[str, Any]:
         d = attrs.asdict(self, recurse=False)
         return d | {k: list(d[k]) for k in ("block_lengths", "block_ends", "eps_schedule")}
 
 
-def parameters(*, horizon: int, n: int, rho: float, K_constant: float = 1000.0) -> IidExpertsParams:
+def parameters(
+    *, horizon: int, n: int, rho: float, K_constant: float = 1000.0, noise_scale: float = 1.0
+) -> IidExpertsParams:
+    """The algorithm's parameters; ``noise_scale`` multiplies every ε_i (the proof's value is 1:
+    a larger one means less noise, more learning and, beyond 1, no certificate)."""
     horizon, n, rho = check_int("horizon", horizon, minimum=1), check_int("n", n, minimum=2), check_rho(rho)
     if horizon < MIN_HORIZON:
         raise InvalidArgumentError(
             f"horizon must be >= {MIN_HORIZON} for iid-experts (its parameters use ln ln T, which must be >= 1); got {horizon}"
         )
     c = check_positive("K_constant", K_constant)
+    scale = check_positive("noise_scale", noise_scale)
     ll = math.log(math.log(horizon))
     alpha = math.sqrt(math.log(8.0 * n * ll / rho))
     gamma = rho / (8.0 * ll)
@@ -93,9 +100,9 @@ def parameters(*, horizon: int, n: int, rho: float, K_constant: float = 1000.0) 
         algorithm=ALGORITHM, theorem=THEOREM, horizon=horizon, n=n, rho=rho, loglog=ll, alpha=alpha, gamma=gamma,
         K_constant=c, K=K, fallback_threshold=K - 2.0 * math.sqrt(horizon * math.log(n)),
         fallback_eps=math.sqrt(math.log(n) / horizon), block_lengths=lengths, block_ends=ends,
-        eps_schedule=tuple(gamma / (2.0 * alpha * math.sqrt(t)) for t in ends[:-1]),
+        eps_schedule=tuple(min(1.0, scale * gamma / (2.0 * alpha * math.sqrt(t))) for t in ends[:-1]),
         regret_bound=K, regret_bound_formula="K = C/rho * (lnln T)^2 * ln(n lnln T/rho) * sqrt(T)",
-        certified=_certified(c, rho),
+        certified=_certified(c, rho) and _unscaled(scale, rho), noise_scale=scale,
     )
 
 
@@ -112,6 +119,15 @@ def _certified(K_constant: float, rho: float) -> bool:
     return False
 
 
+def _unscaled(scale: float, rho: float) -> bool:
+    """The proof's ε_i (noise_scale 1) or more noise keep the certificate; less noise loses it."""
+    if scale <= 1.0:
+        return True
+    warn(f"iid-experts: noise_scale={scale:g} shrinks the proof's noise; the iid rho={rho:g} is not certified "
+         "(params.certified is False)", ReplicabilityWarning)
+    return False
+
+
 def regret_bound(*, horizon: int, n: int, rho: float, K_constant: float = 1000.0, **_: Any) -> float:
     """K: the algorithm's worst-case regret (``thm:vanilla_replicability_experts``)."""
     return parameters(horizon=horizon, n=n, rho=rho, K_constant=K_constant).K
@@ -123,9 +139,10 @@ class IidExperts:
     problem = "experts"
 
     def __init__(
-        self, *, n: int, horizon: int, rng: np.random.Generator, rho: float, K_constant: float = 1000.0
+        self, *, n: int, horizon: int, rng: np.random.Generator, rho: float, K_constant: float = 1000.0,
+        noise_scale: float = 1.0,
     ) -> None:
-        self.params = parameters(horizon=horizon, n=n, rho=rho, K_constant=K_constant)
+        self.params = parameters(horizon=horizon, n=n, rho=rho, K_constant=K_constant, noise_scale=noise_scale)
         self.n, self.horizon = self.params.n, self.params.horizon
         self._rng = rng
         self._t = 0

@@ -47,6 +47,7 @@ class SplitCommitParams:
     overrides: tuple[str, ...]
     replicability_bound: float
     certified: bool
+    calibration: str | None = None
     regret_bound: float | None = None
     regret_bound_formula: str = "none adversarially (one commit); on iid costs it learns once m*gap >> n*sqrt(m/2)/rho"
 

@@ -17,6 +17,7 @@ from .framework import ReplicableFactory, ReplicableLearner, wrap
 from .plugins import Registry, adversaries, check_pending, hookimpl, hookspec, learners, registry
 from .randomness import Streams
 from .specs import AdversarySpec, DistributionSequence, Learner, LearnerSpec
+from .calibration import Calibration, calibrate
 from .stress import StressResult, stress
 from .sweeps import SweepResult, sweep
 from .theory import FrameworkParams, certified_eps
@@ -41,6 +42,8 @@ __all__ = [
     "StressResult",
     "SweepResult",
     "adversaries",
+    "Calibration",
+    "calibrate",
     "certified_eps",
     "check_pending",
     "errors",

@@ -45,6 +45,7 @@ class BlockParams:
     regret_bound_formula: str
     union_bound: UnionBound | None = None
     certified: bool | None = None  # the bound certifies rho (None: no replicability claim)
+    calibration: str | None = None  # set by replify.calibrate: what the parameters were calibrated on
 
     def to_dict(self) -> dict[str, Any]:
         return attrs.asdict(self, recurse=False) | {

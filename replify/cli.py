@@ -1,4 +1,4 @@
-"""The ``replify`` command line: ``list``, ``run``, ``sweep``, ``demo``.
+"""The ``replify`` command line: ``list``, ``run``, ``sweep``, ``stress``, ``calibrate``, ``demo``.
 
 Errors of replify's own (and the system's, such as a missing folder) are one line on stderr
 (``replify: error: …``) and exit status 2; ``--traceback`` shows them in full; any other exception
@@ -102,6 +102,8 @@ def _report_table(report: Any) -> str:
         "differ; measured)",
     ]
     bound = (report.params or {}).get("replicability_bound")
+    if (report.params or {}).get("calibration"):
+        lines.append(f"  claim            {report.params['calibration']}")
     if bound is not None and report.certified is False:
         lines.append(f"  rho bound        {bound:.4g}   NOT certified: the proof's bound for the parameters in force "
                      f"exceeds rho={report.params.get('rho')}")
@@ -172,6 +174,25 @@ def cmd_run(args: argparse.Namespace) -> int:
         from .plots import plot_agreement
 
         plot_agreement(report, path=args.plot)
+    return 0
+
+
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    import replify
+
+    _check_outputs(args)
+    cal = replify.calibrate(args.name, n=args.n, horizon=args.T, rho=args.rho, seed=args.seed, budget=args.budget)
+    print(f"replify calibrate {cal.learner}: n={cal.n}, T={cal.horizon}, rho={cal.rho}, {cal.candidates_tried} candidates tried")
+    print(f"  knobs            {json.dumps(cal.knobs, sort_keys=True)}")
+    print(f"  claim            {cal.label}")
+    for c in cal.checks:
+        lo, hi = c.interval
+        print(f"  {c.adversary:<16} {c.decision:<9} after {c.pairs:>4} pairs   rho_hat {c.rho_hat:.3f}   anytime-valid "
+              f"[{lo:.3f}, {hi:.3f}]   {json.dumps(c.params, sort_keys=True)}")
+    print(f"  regret on {cal.reference} (measured): calibrated {cal.regret:.1f}   certified {cal.certified_regret:.1f} "
+          f"{json.dumps(cal.certified_knobs, sort_keys=True)}   constant {cal.constant_regret:.1f}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(cal.to_dict(), indent=2, sort_keys=True) + "\n")
     return 0
 
 
@@ -291,6 +312,16 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--no-references", dest="no_references", action="store_true",
                      help="skip the reference rows (constant and hedge) printed beside a replicable learner")
     run.set_defaults(func=cmd_run)
+
+    ca = sub.add_parser("calibrate", help="knobs with the lowest measured regret that pass the stress suite's tests")
+    ca.add_argument("name", help="ftplb-star, fllb, iid-experts or split-commit")
+    ca.add_argument("-n", type=int, required=True)
+    ca.add_argument("-T", type=int, required=True)
+    ca.add_argument("--rho", type=float, required=True)
+    ca.add_argument("--seed", type=int, default=0)
+    ca.add_argument("--budget", type=int, default=40_000, help="pairs in all (default 40000)")
+    ca.add_argument("--json", metavar="PATH", help="write the calibration as JSON")
+    ca.set_defaults(func=cmd_calibrate)
 
     st = sub.add_parser("stress", help="search the stress suite for the adversary that parts a learner's runs most")
     st.add_argument("name", help="a registered learner")

@@ -120,6 +120,16 @@ class Report:
         learner that makes no replicability claim."""
         return None if self.params is None else self.params.get("certified")
 
+    @property
+    def claim(self) -> str:
+        """What the replicability numbers may claim (DESIGN.md §7): ``"calibrated"`` for a learner
+        built by :meth:`replify.Calibration.make` (its ``params["calibration"]`` says on what),
+        ``"certified"`` when the parameters in force certify ρ, else ``"measured"``."""
+        params = self.params or {}
+        if params.get("calibration"):
+            return "calibrated"
+        return "certified" if params.get("certified") else "measured"
+
     # -- reference: the learning gain over `constant` ---------------------------------------------
     @property
     def learning_gain(self) -> float | None:
@@ -234,6 +244,7 @@ class Report:
             "regret_bound": self.regret_bound,
             "fast_path": self.fast_path,
             "certified": self.certified,
+            "claim": self.claim,
             "params": self.params,
             "learning_gain": self.learning_gain,
             "learning_gain_ci": None if self.learning_gain_ci is None else list(self.learning_gain_ci),

@@ -1,0 +1,269 @@
+"""Calibration: parameters chosen by measurement, for learners that must learn at practical
+horizons (issue 11; DESIGN.md §7: *calibrated* — "measured ρ̂ below ρ on these N adversaries",
+never a guarantee for others).
+
+The theorems' parameters certify ρ against every oblivious adversary, and at T = 10⁴…10⁷ they buy
+that with so much noise that the learner barely learns. :func:`calibrate` searches the learner's
+knobs for the lowest measured regret on a reference adversary, subject to: on every adversary of
+the stress suite — including the worst that :func:`replify.stress` finds at the candidate's own
+parameters — the sequential test (:mod:`replify.sequential`, anytime-valid at level α) decides
+"below ρ". Candidates are tried in order of measured regret; the first that passes every test is
+the calibration. Each "below" is wrong with probability at most α, so the claim is: on these N
+adversaries ρ is below the target, each with confidence 1 − α (not simultaneously, and nothing
+about other adversaries).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any, Mapping, Sequence
+
+import attrs
+import numpy as np
+
+from .checks import check_int, check_rho, public
+from .errors import InvalidArgumentError, ReplifyWarning
+from .evaluation import evaluate
+from .factory import make
+from .stress import stress
+from .theory import certified_eps
+
+#: The learners calibrate knows the knobs of.
+CALIBRATABLE = ("ftplb-star", "fllb", "iid-experts", "split-commit")
+
+#: ε (or noise) multipliers of the certified value tried, and block sizes as fractions of T.
+MULTIPLIERS = tuple(2.0 ** (k / 2) for k in range(21))  # 1, √2, 2, …, 1024
+BLOCK_FRACTIONS = (1e-3, 3e-3, 1e-2, 3e-2, 1e-1, 0.2, 1 / 3, 0.5)
+
+#: Pairs of the screen run before any sequential test: a candidate whose rate on two-way ties
+#: already looks at or above ρ is not worth a test. A heuristic that saves time; the claim rests
+#: on the sequential tests alone.
+SCREEN_PAIRS = 100
+
+
+def _suite(n: int, block: int, horizon: int) -> list[tuple[str, dict[str, Any]]]:
+    """The fixed part of the stress suite at a candidate's block size; :func:`replify.stress` adds
+    the worst adversary it finds at the candidate's parameters."""
+    suite = [("ties", {}), ("ties", {"k": 2}), ("crossing", {"at": 0.5, "gap": 0.02})]
+    if 1 < block < horizon:
+        suite.append(("block-switch", {"block_size": block, "offset": block - 1, "gap": 0.05}))
+    return suite
+
+
+@attrs.frozen(kw_only=True)
+class AdversaryCheck:
+    """One adversary's sequential test: decision, pairs run, the anytime-valid interval."""
+
+    adversary: str
+    params: dict[str, Any]
+    decision: str
+    pairs: int
+    rho_hat: float
+    interval: tuple[float, float]
+
+    def to_dict(self) -> dict[str, Any]:
+        return attrs.asdict(self) | {"interval": list(self.interval)}
+
+
+@attrs.frozen(kw_only=True)
+class Calibration:
+    """A calibration's outcome: the learner, its calibrated ``knobs`` (passed to
+    :func:`replify.make`), each adversary's test, and the measured regret on the reference beside
+    the certified parameters' and ``constant``'s. ``make(seed)`` builds the calibrated learner (its
+    ``params.calibration`` says what it was calibrated on); ``register()`` adds it to the registry
+    under ``name + "@calibrated"`` so that ``evaluate``, ``sweep`` and the CLI accept it by name."""
+
+    learner: str
+    n: int
+    horizon: int
+    rho: float
+    alpha: float
+    knobs: dict[str, Any]
+    checks: tuple[AdversaryCheck, ...]
+    reference: str
+    regret: float
+    certified_knobs: dict[str, Any]
+    certified_regret: float
+    constant_regret: float
+    candidates_tried: int
+
+    @property
+    def label(self) -> str:
+        return (f"calibrated on {len(self.checks)} adversaries (measured: the sequential test at alpha={self.alpha:g} "
+                f"decided rho below {self.rho:g} on each), not certified")
+
+    def make(self, seed: Any) -> Any:
+        """The calibrated learner, labelled (``params.calibration``)."""
+        with warnings.catch_warnings():  # its eps is not certified: it says so in its label instead
+            warnings.simplefilter("ignore", ReplifyWarning)
+            learner = make(self.learner, n=self.n, horizon=self.horizon, seed=seed, rho=self.rho, **self.knobs)
+        learner.params = attrs.evolve(learner.params, calibration=self.label)
+        return learner
+
+    def register(self, name: str | None = None) -> str:
+        """Register the calibrated learner by name (default ``"<learner>@calibrated"``)."""
+        import replify
+
+        from .plugins import registry
+
+        label = name or f"{self.learner}@calibrated"
+        spec = registry().learner(self.learner)
+        calibration = self
+
+        def factory(*, n: int, horizon: int, rng: np.random.Generator, rho: float | None = None) -> Any:
+            if (n, horizon) != (calibration.n, calibration.horizon):
+                raise InvalidArgumentError(
+                    f"{label} was calibrated for n={calibration.n}, horizon={calibration.horizon}; got n={n}, horizon={horizon}"
+                )
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ReplifyWarning)
+                learner = spec.factory(n=n, horizon=horizon, rng=rng, rho=calibration.rho, **calibration.knobs)
+            learner.params = attrs.evolve(learner.params, calibration=calibration.label)
+            return learner
+
+        class _Plugin:
+            @replify.hookimpl
+            def register_learners(self, register: Any) -> None:
+                register(replify.LearnerSpec(label, factory, spec.problem, norm=spec.norm, cost_range=spec.cost_range,
+                                             description=f"{self.__class__.__doc__}"))
+
+        _Plugin.__doc__ = f"{self.learner} with calibrated {self.knobs} ({self.label})"
+        registry().register(_Plugin(), name=label)
+        return label
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"learner": self.learner, "n": self.n, "horizon": self.horizon, "rho": self.rho, "alpha": self.alpha,
+                "knobs": self.knobs, "label": self.label, "checks": [c.to_dict() for c in self.checks],
+                "reference": self.reference, "regret": self.regret, "certified_knobs": self.certified_knobs,
+                "certified_regret": self.certified_regret, "constant_regret": self.constant_regret,
+                "candidates_tried": self.candidates_tried}
+
+
+def _grid(
+    name: str, *, n: int, horizon: int, rho: float, fractions: Sequence[float] = BLOCK_FRACTIONS,
+    multipliers: Sequence[float] = MULTIPLIERS,
+) -> list[tuple[dict[str, Any], float]]:
+    """Candidate knobs, each with its multiplier of the certified ε or noise (1: certified)."""
+    out: list[tuple[dict[str, Any], float]] = []
+    MULTIPLIERS = tuple(multipliers)  # noqa: N806 - the module's default, or the caller's grid
+    if name in ("ftplb-star", "fllb"):
+        for frac in fractions:
+            B = max(1, int(round(frac * horizon)))
+            if B >= horizon:
+                continue
+            base = certified_eps(name, horizon=horizon, n=n, rho=rho, block_size=B)
+            for m in MULTIPLIERS:
+                eps = base * m
+                if name == "ftplb-star" and eps > 1.0:
+                    continue
+                out.append(({"block_size": B, "eps": eps}, m))
+    elif name == "iid-experts":
+        out = [({"noise_scale": m}, m) for m in MULTIPLIERS[::2]]  # 1, 2, 4, …: each candidate runs per step
+    elif name == "split-commit":
+        for frac in (0.05, 0.1, 0.25, 0.5):
+            base = make("split-commit", n=n, horizon=horizon, seed=0, rho=rho, fraction=frac).params.eps
+            out += [({"fraction": frac, "eps": base * m}, m) for m in MULTIPLIERS[:11:2]]
+    return out
+
+
+@public
+def calibrate(
+    name: str,
+    *,
+    n: int,
+    horizon: int,
+    rho: float,
+    seed: int = 0,
+    adversaries: str | Sequence[tuple[str, Mapping[str, Any]]] = "stress",
+    reference: tuple[str, Mapping[str, Any]] | None = None,
+    budget: int = 40_000,
+    alpha: float = 0.05,
+    regret_pairs: int = 40,
+    test_pairs: int = 600,
+    block_fractions: Sequence[float] = BLOCK_FRACTIONS,
+    multipliers: Sequence[float] = MULTIPLIERS,
+) -> Calibration:
+    """Calibrate ``name`` (one of ``ftplb-star``, ``fllb``, ``iid-experts``, ``split-commit``) for
+    (n, T, ρ): the knobs — block size and ε (a multiple of :func:`replify.certified_eps`), the
+    iid algorithm's ``noise_scale``, split-commit's ``fraction`` and ε — with the lowest measured
+    regret on ``reference`` (default iid Bernoulli costs with means spread over [0.3, 0.7]) among
+    those for which the sequential test decides "below ρ" on every adversary of ``adversaries``
+    (``"stress"``: ties, two-way ties, a crossing, a block-switch against the candidate's B, and the
+    worst :func:`replify.stress` finds at the candidate; or a list of (name, params)). Every
+    candidate's regret is measured on ``regret_pairs`` pairs; candidates are then screened on 100
+    pairs of two-way ties and tested in order of regret. ``budget`` caps the pairs the sequential
+    tests and stress searches spend in all; each test stops at ``test_pairs``. ``block_fractions``
+    (of T) and ``multipliers`` (of the certified ε or noise; 1 is the certified point) set the
+    grid. Returns a :class:`Calibration`.
+    """
+    if name not in CALIBRATABLE:
+        raise InvalidArgumentError(f"calibrate supports {list(CALIBRATABLE)}; got {name!r}")
+    n, horizon, rho = check_int("n", n, minimum=2), check_int("horizon", horizon, minimum=16), check_rho(rho)
+    budget = check_int("budget", budget, minimum=100)
+    if reference is None:
+        reference = ("iid-bernoulli", {"means": np.linspace(0.3, 0.7, n)})
+    ref_name, ref_params = reference[0], dict(reference[1])
+    scale = {"scale": 1.0 / n} if name == "fllb" else {}  # FLLB takes l1-bounded costs
+    if scale and ref_name == "iid-bernoulli":
+        ref_params.setdefault("scale", 1.0 / n)
+    used = 0
+
+    def measure(knobs: dict[str, Any], adversary: str, params: Mapping[str, Any], pairs: int, s: int, **kw: Any) -> Any:
+        nonlocal used
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ReplifyWarning)
+            report = evaluate(name, adversary, n=n, horizon=horizon, pairs=pairs, seed=s, rho=rho,
+                              adversary_params=dict(params), **knobs, **kw)
+        if kw.get("sequential"):
+            used += report.pairs  # the budget is for the tests (and stress searches) that back the claim
+        return report
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ReplifyWarning)
+        grid = _grid(name, n=n, horizon=horizon, rho=rho, fractions=block_fractions, multipliers=multipliers)
+    candidates = [k for k, _ in grid]
+    regrets = [measure(k, ref_name, ref_params, regret_pairs, seed).regret_mean for k in candidates]
+    constant = evaluate("constant", ref_name, n=n, horizon=horizon, pairs=regret_pairs, seed=seed,
+                        adversary_params=ref_params).regret_mean
+    # the certified point: the best regret among the candidates at multiplier 1
+    best_certified = int(np.argmin([r if m == 1.0 else np.inf for (_, m), r in zip(grid, regrets)]))
+    certified, certified_regret = candidates[best_certified], regrets[best_certified]
+    order = np.argsort(regrets, kind="stable")
+    tried = 0
+    for i in order.tolist():
+        knobs = candidates[i]
+        if used >= budget:
+            break
+        tried += 1
+        screen = measure(knobs, "ties", {"k": 2, **scale}, SCREEN_PAIRS, seed + 2)
+        if screen.rho_hat >= rho:
+            continue
+        block = int(knobs.get("block_size", 1))
+        suite = (_suite(n, block, horizon) if adversaries == "stress" else [(a, dict(p)) for a, p in adversaries])
+        suite = [(a, {**p, **scale} if a in ("ties", "crossing", "block-switch") else p) for a, p in suite]
+        checks, passed = [], True
+        if adversaries == "stress":
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ReplifyWarning)
+                found = stress(name, n=n, horizon=horizon, rho=rho, budget=min(400, max(100, budget - used)),
+                               seed=seed, **knobs)
+            used += found.pairs_used
+            suite.append((found.worst.family, found.worst.params))
+        for adversary, params in suite:
+            report = measure(knobs, adversary, params, test_pairs, seed + 1, target=rho, sequential=True, alpha=alpha)
+            checks.append(AdversaryCheck(adversary=adversary, params=dict(params), decision=report.decision,
+                                         pairs=report.pairs, rho_hat=report.rho_hat, interval=report.sequential_interval))
+            if report.decision != "below":
+                passed = False
+                break
+        if passed:
+            return Calibration(learner=name, n=n, horizon=horizon, rho=rho, alpha=alpha, knobs=dict(knobs),
+                               checks=tuple(checks), reference=ref_name, regret=float(regrets[i]),
+                               certified_knobs=dict(certified), certified_regret=float(certified_regret),
+                               constant_regret=float(constant), candidates_tried=tried)
+    raise InvalidArgumentError(
+        f"calibrate({name!r}) found no candidate that the sequential test decided below rho={rho} on every adversary "
+        f"within budget={budget} pairs ({tried} tried); raise budget or test_pairs, or use the certified parameters "
+        f"{certified}"
+    )
