@@ -41,6 +41,7 @@ def register_adversaries(register):
     register(
         replify.AdversarySpec(
             "local-bootstrap", LocalBootstrap,
+            test_params=lambda n, horizon: {"costs": np.random.default_rng(0).random((horizon, n)), "window": 5},
             description="resamples a user's cost matrix in a window around each step; drawn step by step",
             param_docs={"costs": "the user's (T, n) costs", "path": "or a .csv / .npy file", "window": "half-width in steps (default 50)"},
         )

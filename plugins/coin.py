@@ -130,7 +130,7 @@ class CoinPhases(ChunkedSequence):
 def register_adversaries(register):
     register(
         replify.AdversarySpec(
-            "coin", Coin,
+            "coin", Coin, test_params={"n": 2, "tau": 0.1},
             description="n=2 coin embedding: c_t = (coin, 1-coin), bias 1/2 + s*tau (sec. 7); draws block sums exactly",
             param_docs={"tau": "the coin's bias offset", "K": "or a regret level: tau = K/(T/16)",
                         "sign": "+1 or -1 (default: drawn by the adversary)", "random_bias": "bias uniform in (1/2-tau, 1/2+tau)"},
@@ -138,7 +138,7 @@ def register_adversaries(register):
     )
     register(
         replify.AdversarySpec(
-            "coin-phases", CoinPhases,
+            "coin-phases", CoinPhases, test_params={"n": 4, "tau": 0.1},
             description="n=2^m: m phases, a coin between the halves of the surviving experts (sec. 7); exact block sums",
             param_docs={"tau": "each phase coin's bias offset", "K": "or tau = K/(L/16), L = T/m",
                         "signs": "one sign per phase (default: drawn by the adversary)"},

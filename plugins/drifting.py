@@ -34,7 +34,7 @@ class DriftingBernoulli(ChunkedSequence):
 def register_adversaries(register):
     register(
         replify.AdversarySpec(
-            "drifting-bernoulli", DriftingBernoulli,
+            "drifting-bernoulli", DriftingBernoulli, test_params={"start": 0.2, "end": 0.8},
             description="Bernoulli costs with means drifting linearly from `start` to `end`; drawn step by step",
             param_docs={"start": "means at step 1", "end": "means at step T", "scale": "cost of a 1 (default 1)"},
         )

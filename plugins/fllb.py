@@ -155,6 +155,7 @@ def register_learners(register):
             "fllb", FLLB, "olo",
             norm="l1", cost_range=(-1.0, 1.0), guarantee="adversarial",
             parameters=parameters, regret_bound=regret_bound, union_bound=union_bound,
+            test_params={"rho": 0.1, "block_size": 10},
             description="Follow the Lazy Leader with block updates (Alg. FLLB), adversarially rho-replicable",
         )
     )

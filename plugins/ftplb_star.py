@@ -144,6 +144,7 @@ def register_learners(register):
             "ftplb-star", FTPLBStar, "experts",
             norm="linf", cost_range=(0.0, 1.0), guarantee="adversarial",
             parameters=parameters, regret_bound=regret_bound, union_bound=union_bound,
+            test_params={"rho": 0.1, "block_size": 10},
             description="FTPL with Geo(eps) noise and block updates (Alg. FTPLB*), adversarially rho-replicable",
         )
     )

@@ -49,7 +49,7 @@ class LazyLeaderTrap(ChunkedSequence):
 def register_adversaries(register):
     register(
         replify.AdversarySpec(
-            "lazy-leader-trap", LazyLeaderTrap,
+            "lazy-leader-trap", LazyLeaderTrap, test_params={"n": 2},
             description="sec. 3.1: a day-1 bonus for the worse action, then iid costs favouring the other; exact block sums",
             param_docs={"bonus": "day-1 bonus of action 2 (default 1)", "means": "Bernoulli means after day 1 (default (0.3, 0.5))",
                         "scale": "cost of a 1 (default 0.5, so l1 norms stay <= 1)"},

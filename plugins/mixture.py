@@ -49,6 +49,7 @@ def register_adversaries(register):
     register(
         replify.AdversarySpec(
             "mixture", Mixture,
+            test_params=lambda n, horizon: {"stochastic": [0], "costs": np.full((horizon, n), 0.5)},
             description="some coordinates iid Bernoulli, the others a fixed cost sequence; draws block sums exactly",
             param_docs={
                 "stochastic": "the stochastic coordinates",

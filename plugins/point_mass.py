@@ -38,6 +38,7 @@ def register_adversaries(register):
         replify.AdversarySpec(
             "point-mass",
             PointMass,
+            test_params=lambda n, horizon: {"costs": np.random.default_rng(0).random((horizon, n))},
             description="a fixed cost sequence, the same at every draw; block sums exact",
             param_docs={"costs": "the (horizon, n) cost array", "path": "or a .csv / .npy file holding it"},
         )

@@ -108,7 +108,7 @@ def register_adversaries(register):
                     "gap": "the two experts' mean gap (default 0.1)", **common},
     ))
     register(replify.AdversarySpec(
-        "block-switch", BlockSwitch,
+        "block-switch", BlockSwitch, test_params={"block_size": 10},
         description="the best expert alternates at steps placed against the learner's block grid (stress suite)",
         param_docs={"block_size": "the learner's block size B (public)", "offset": "steps into a block, in [0, B)",
                     "every": "switch every this many blocks (default 1)", "gap": "mean gap (default 0.1)", **common},

@@ -70,6 +70,7 @@ def register_adversaries(register):
     register(
         replify.AdversarySpec(
             "switching-bernoulli", SwitchingBernoulli,
+            test_params={"n": 3, "means": [[0.2, 0.5, 0.8], [0.8, 0.5, 0.2]]},
             description="piecewise-stationary Bernoulli costs that switch means at fixed steps; draws block sums exactly",
             param_docs={
                 "means": "shape (pieces, n): the probability that each expert costs `scale` in each piece",

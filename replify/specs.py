@@ -108,6 +108,9 @@ class LearnerSpec:
     )
     union_bound: Callable[..., Any] | None = attrs.field(default=None, kw_only=True, validator=_optional_callable)
     description: str = attrs.field(default="", kw_only=True)
+    #: keyword arguments for :mod:`replify.testing`'s conformance checks (``n`` and ``horizon``
+    #: may be among them), or a callable ``(n, horizon) -> dict``
+    test_params: Any = attrs.field(factory=dict, kw_only=True)
 
     @property
     def domain(self) -> CostDomain:
@@ -128,3 +131,6 @@ class AdversarySpec:
     factory: Callable[..., Any] = attrs.field(validator=_callable)
     description: str = attrs.field(default="", kw_only=True)
     param_docs: Mapping[str, str] = attrs.field(factory=dict, kw_only=True, converter=dict)
+    #: keyword arguments for :mod:`replify.testing`'s conformance checks (``n`` and ``horizon``
+    #: may be among them), or a callable ``(n, horizon) -> dict``
+    test_params: Any = attrs.field(factory=dict, kw_only=True)

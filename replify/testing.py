@@ -1,0 +1,222 @@
+"""Replicability and conformance in a user's own test suite (issue 11).
+
+* :func:`assert_replicable` — a statistical assertion built on the sequential test of
+  :mod:`replify.sequential`: it passes as soon as the anytime-valid interval for ρ lies below the
+  target, and fails with ρ̂, the interval and the pairs run otherwise.
+* :func:`check_learner`, :func:`check_adversary`, :func:`parametrize_with_checks` — the
+  deterministic conformance checks a plugin author runs in CI, as scikit-learn's
+  ``check_estimator``/``parametrize_with_checks`` do: stepping equals ``run`` bit for bit, the
+  horizon is respected, the caller's arrays are untouched, a declared cost domain is enforced,
+  consecutive chunks equal one ``sample``, ``sample_sums`` has the law of the summed steps. A spec's
+  ``test_params`` supply the arguments a check needs (``n`` and ``horizon`` among them).
+
+The pytest plugin ``replify_pytest`` (entry point ``pytest11``) provides the fixture
+``assert_replicable``.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any, Callable, Iterator
+
+import numpy as np
+
+from .errors import ReplifyWarning
+
+#: Sizes the conformance checks use unless a spec's ``test_params`` say otherwise.
+CHECK_N, CHECK_HORIZON = 3, 120
+
+
+def assert_replicable(
+    learner: Any, adversary: Any, *, rho: float, n: int, horizon: int, alpha: float = 0.05, max_pairs: int = 2000,
+    seed: int = 0, **evaluate_kw: Any,
+) -> Any:
+    """Assert that ``learner`` is ρ-replicable on ``adversary`` (measured): run pairs in batches
+    until the anytime-valid confidence sequence for the failure rate lies below ``rho`` (pass; the
+    report is returned) or above it, or ``max_pairs`` are spent (fail, with ρ̂, the interval and
+    the pairs run). False alarms: a learner whose failure rate is at most ρ is declared "above" with
+    probability at most ``alpha``; it can also fail "undecided" when its rate is so close to ρ that
+    ``max_pairs`` do not separate them (about (1/(ρ − rate))²·ln(1/α) pairs are needed)."""
+    from .evaluation import evaluate
+
+    report = evaluate(learner, adversary, n=n, horizon=horizon, pairs=max_pairs, seed=seed, target=rho,
+                      sequential=True, alpha=alpha, **evaluate_kw)
+    if report.decision != "below":
+        lo, hi = report.sequential_interval
+        raise AssertionError(
+            f"{report.learner} is not shown {rho}-replicable on {report.adversary}: decision {report.decision!r} "
+            f"after {report.pairs} pairs, rho_hat={report.rho_hat:.4f}, anytime-valid {1 - alpha:.0%} interval "
+            f"[{lo:.4f}, {hi:.4f}]"
+        )
+    return report
+
+
+# -- conformance checks ----------------------------------------------------------------------------
+
+
+def _params(spec: Any, n: int, horizon: int) -> dict[str, Any]:
+    tp = spec.test_params
+    return dict(tp(n, horizon) if callable(tp) else tp)
+
+
+def _sizes(spec: Any) -> tuple[int, int, dict[str, Any]]:
+    first = _params(spec, CHECK_N, CHECK_HORIZON)
+    n, horizon = int(first.pop("n", CHECK_N)), int(first.pop("horizon", CHECK_HORIZON))
+    params = _params(spec, n, horizon)
+    params.pop("n", None)
+    params.pop("horizon", None)
+    return n, horizon, params
+
+
+def _costs(spec: Any, n: int, horizon: int, seed: int) -> np.ndarray:
+    """Costs inside the spec's declared domain (ℓ1-bounded ones scaled by 1/n)."""
+    rng = np.random.default_rng(seed)
+    low, high = spec.cost_range
+    costs = rng.uniform(low, high, size=(horizon, n))
+    return costs / n if spec.norm == "l1" else costs
+
+
+def _build(spec: Any, seed: int) -> tuple[Any, int, int]:
+    n, horizon, params = _sizes(spec)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ReplifyWarning)
+        return spec.factory(n=n, horizon=horizon, rng=np.random.default_rng(seed), **params), n, horizon
+
+
+def check_run_equals_stepping(spec: Any) -> None:
+    """``run(costs)`` returns the actions a loop of act()/update() plays, bit for bit."""
+    learner, n, horizon = _build(spec, 1)
+    if not callable(getattr(learner, "run", None)):
+        return
+    costs = _costs(spec, n, horizon, 2)
+    stepped = []
+    for c in costs:
+        stepped.append(np.array(learner.act(), copy=True))
+        learner.update(c)
+    other, _, _ = _build(spec, 1)
+    batch = np.asarray(other.run(costs))
+    assert np.array_equal(np.asarray(stepped), batch), f"{spec.name}: run() differs from stepping"
+
+
+def check_horizon(spec: Any) -> None:
+    """An update past the horizon is refused."""
+    learner, n, horizon = _build(spec, 3)
+    for c in _costs(spec, n, horizon, 4):
+        learner.act()
+        learner.update(c)
+    try:
+        learner.update(_costs(spec, n, 1, 5)[0])
+    except (ValueError, RuntimeError):
+        return
+    raise AssertionError(f"{spec.name}: update() past the horizon T={horizon} was accepted")
+
+
+def check_inputs_untouched(spec: Any) -> None:
+    """The caller's cost arrays are never written to."""
+    learner, n, horizon = _build(spec, 6)
+    costs = _costs(spec, n, horizon, 7)
+    before = costs.copy()
+    if callable(getattr(learner, "run", None)):
+        learner.run(costs)
+    else:
+        for c in costs:
+            learner.act()
+            learner.update(c)
+    assert np.array_equal(costs, before), f"{spec.name}: the caller's costs were modified"
+
+
+def check_domain_enforced(spec: Any) -> None:
+    """A cost outside the declared domain is refused (the learner checks what it is given)."""
+    learner, n, _ = _build(spec, 8)
+    bad = np.full(n, spec.cost_range[1] + 1.0)
+    try:
+        learner.update(bad)
+    except ValueError:
+        return
+    raise AssertionError(f"{spec.name}: a cost {bad.tolist()} outside its declared domain was accepted")
+
+
+def check_sample(spec: Any) -> None:
+    """``sample(rng)`` draws a finite ``(horizon, n)`` array; two generators seeded alike agree."""
+    seq, n, horizon = _build(spec, 9)
+    a = np.asarray(seq.sample(np.random.default_rng(10)))
+    b = np.asarray(seq.sample(np.random.default_rng(10)))
+    assert a.shape == (horizon, n) and np.isfinite(a).all(), f"{spec.name}: sample() gave shape {a.shape}"
+    assert np.array_equal(a, b), f"{spec.name}: sample() is not a function of its generator"
+
+
+def check_chunks_equal_sample(spec: Any) -> None:
+    """Consecutive ``sample_chunk`` calls from one generator equal one ``sample`` call."""
+    seq, n, horizon = _build(spec, 11)
+    if not callable(getattr(seq, "sample_chunk", None)):
+        return
+    whole = np.asarray(seq.sample(np.random.default_rng(12)))
+    rng = np.random.default_rng(12)
+    cuts = [0, horizon // 3, horizon // 3 + 1, horizon]
+    parts = [np.asarray(seq.sample_chunk(rng, a, b)) for a, b in zip(cuts[:-1], cuts[1:])]
+    assert np.array_equal(np.concatenate(parts), whole), f"{spec.name}: chunks differ from one sample()"
+
+
+def check_sums_law(spec: Any) -> None:
+    """``sample_sums`` has the law of the summed steps: over 400 seeded draws the mean of every
+    segment sum matches the mean of the summed ``sample`` rows within 6 standard errors (normal
+    approximation; a false alarm below 1e-8 per coordinate)."""
+    seq, n, horizon = _build(spec, 13)
+    if not callable(getattr(seq, "sample_sums", None)):
+        return
+    starts = np.array([0, horizon // 4, horizon // 2])
+    stops = np.array([horizon // 4, horizon // 2, horizon])
+    draws = 400
+    sums = np.stack([np.asarray(seq.sample_sums(np.random.default_rng(100 + i), starts, stops)) for i in range(draws)])
+    steps = np.stack([
+        np.add.reduceat(np.asarray(seq.sample(np.random.default_rng(10_000 + i))), starts, axis=0) for i in range(draws)
+    ])
+    se = np.sqrt((sums.var(axis=0) + steps.var(axis=0)) / draws) + 1e-12
+    assert np.all(np.abs(sums.mean(axis=0) - steps.mean(axis=0)) <= 6 * se + 1e-9), \
+        f"{spec.name}: sample_sums() does not have the law of the summed steps"
+
+
+LEARNER_CHECKS: tuple[Callable[[Any], None], ...] = (
+    check_run_equals_stepping, check_horizon, check_inputs_untouched, check_domain_enforced,
+)
+ADVERSARY_CHECKS: tuple[Callable[[Any], None], ...] = (check_sample, check_chunks_equal_sample, check_sums_law)
+
+
+def check_learner(spec: Any) -> None:
+    """Run every learner check on a :class:`~replify.LearnerSpec` (or a registered name)."""
+    spec = _spec(spec, "learner")
+    for check in LEARNER_CHECKS:
+        check(spec)
+
+
+def check_adversary(spec: Any) -> None:
+    """Run every adversary check on an :class:`~replify.AdversarySpec` (or a registered name)."""
+    spec = _spec(spec, "adversary")
+    for check in ADVERSARY_CHECKS:
+        check(spec)
+
+
+def _spec(spec: Any, kind: str) -> Any:
+    if isinstance(spec, str):
+        from .plugins import registry
+
+        return registry().learner(spec) if kind == "learner" else registry().adversary(spec)
+    return spec
+
+
+def _cases(specs: Any) -> Iterator[tuple[Any, Callable[[Any], None]]]:
+    from .specs import LearnerSpec
+
+    for spec in specs:
+        checks = LEARNER_CHECKS if isinstance(spec, LearnerSpec) else ADVERSARY_CHECKS
+        for check in checks:
+            yield spec, check
+
+
+def parametrize_with_checks(specs: Any) -> Any:
+    """A ``pytest.mark.parametrize("spec, check", ...)`` over every check of every spec, as
+    scikit-learn's ``parametrize_with_checks``: ``def test_conformance(spec, check): check(spec)``."""
+    import pytest
+
+    cases = list(_cases(specs))
+    return pytest.mark.parametrize("spec, check", cases, ids=[f"{s.name}-{c.__name__}" for s, c in cases])

@@ -1,0 +1,86 @@
+"""replify.testing: the conformance checks over every registered learner and adversary, the
+statistical assertion, and the pytest plugin."""
+
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import replify
+from replify.testing import assert_replicable, check_adversary, check_learner, parametrize_with_checks
+
+
+@parametrize_with_checks(list(replify.learners().values()) + list(replify.adversaries().values()))
+def test_every_registered_plugin_conforms(spec, check):
+    check(spec)
+
+
+def test_the_checks_catch_what_they_are_for():
+    class Sloppy:
+        """run() differs from stepping, writes into its input, ignores the horizon and the domain."""
+
+        def __init__(self, *, n, horizon, rng):
+            self.n = n
+
+        def act(self):
+            return 0
+
+        def update(self, cost):
+            pass
+
+        def run(self, costs):
+            costs[...] = 0.0
+            return np.ones(costs.shape[0], dtype=np.int64)
+
+    spec = replify.LearnerSpec("sloppy", Sloppy, "experts")
+    for check, message in (
+        (replify.testing.check_run_equals_stepping, "run\\(\\) differs from stepping"),
+        (replify.testing.check_horizon, "past the horizon"),
+        (replify.testing.check_inputs_untouched, "costs were modified"),
+        (replify.testing.check_domain_enforced, "outside its declared domain was accepted"),
+    ):
+        with pytest.raises(AssertionError, match=message):
+            check(spec)
+
+    class Chunky:
+        def __init__(self, *, n, horizon, rng):
+            self.n, self.horizon = n, horizon
+
+        def sample(self, rng):
+            return rng.random((self.horizon, self.n))
+
+        def sample_chunk(self, rng, start, stop):
+            return np.zeros((stop - start, self.n))
+
+        def sample_sums(self, rng, starts, stops):
+            return np.zeros((len(starts), self.n))
+
+    bad = replify.AdversarySpec("chunky", Chunky)
+    with pytest.raises(AssertionError, match="chunks differ from one sample"):
+        replify.testing.check_chunks_equal_sample(bad)
+    with pytest.raises(AssertionError, match="does not have the law of the summed steps"):
+        replify.testing.check_sums_law(bad)
+    check_learner("hedge")
+    check_adversary("iid-bernoulli")
+
+
+def test_assert_replicable_passes_and_fails_with_the_numbers():
+    report = assert_replicable("constant", "iid-bernoulli", rho=0.1, n=3, horizon=500)
+    assert report.decision == "below" and report.pairs == 80
+    with pytest.raises(AssertionError, match=r"hedge is not shown 0\.1-replicable on iid-bernoulli: decision 'above' "
+                                             r"after 16 pairs, rho_hat=1\.0000, anytime-valid 95% interval"):
+        assert_replicable("hedge", "iid-bernoulli", rho=0.1, n=3, horizon=500)
+
+
+def test_the_pytest_plugin_gives_users_a_fixture(tmp_path):
+    test = tmp_path / "test_user.py"
+    test.write_text(textwrap.dedent("""
+        def test_constant_is_replicable(assert_replicable):
+            assert_replicable("constant", "iid-bernoulli", rho=0.1, n=3, horizon=200)
+    """))
+    out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(test)],
+                         capture_output=True, text=True, cwd=tmp_path)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "1 passed" in out.stdout
