@@ -17,6 +17,7 @@ from .framework import ReplicableFactory, ReplicableLearner, wrap
 from .plugins import Registry, adversaries, check_pending, hookimpl, hookspec, learners, registry
 from .randomness import Streams
 from .specs import AdversarySpec, DistributionSequence, Learner, LearnerSpec
+from .anytime import anytime
 from .calibration import Calibration, calibrate
 from .stress import StressResult, stress
 from .sweeps import SweepResult, sweep
@@ -42,6 +43,7 @@ __all__ = [
     "StressResult",
     "SweepResult",
     "adversaries",
+    "anytime",
     "Calibration",
     "calibrate",
     "certified_eps",

@@ -1,0 +1,186 @@
+"""Unknown horizons: the doubling trick with a split replicability budget (issue 11).
+
+Epoch k = 0, 1, 2, … has length T_k = T₀·2^k and runs a fresh learner built for horizon T_k at
+ρ_k = ρ·6/(π²(k + 1)²), so that Σ_k ρ_k = ρ. Each epoch's learner draws its randomness from its
+own child of the shared seed (both runs of a pair share it) and sees only its epoch's costs; the
+adversary is oblivious, so an epoch's costs are independent of everything before it and the epoch is
+ρ_k-replicable on its own. The two runs part only if some epoch parts: by the union bound, with
+probability at most Σ_k ρ_k ≤ ρ, whatever T turns out to be. The regret is at most the sum of the
+epochs' regret bounds.
+
+Each epoch's parameters are certified: a learner with its own union bound (``ftplb-star``,
+``fllb``) runs at block size ``block_fraction``·T_k with :func:`replify.certified_eps`; the wrapper
+(``wrap=True``) likewise; a learner whose defaults are certified (``iid-experts``,
+``split-commit``) is built with ρ_k.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any
+
+import attrs
+import numpy as np
+
+from .checks import check_int, check_real, check_rho, public
+from .errors import InvalidArgumentError, ReplifyWarning
+from .randomness import seed_sequence
+
+
+@attrs.frozen(kw_only=True)
+class Epoch:
+    index: int
+    start: int  # steps before it
+    length: int
+    rho: float
+    replicability_bound: float | None
+    regret_bound: float | None
+
+
+@attrs.frozen(kw_only=True)
+class AnytimeParams:
+    """The anytime learner's certificate: ``replicability_bound`` = Σ_k ρ_k = ρ for every horizon
+    (``certified``), and ``regret_bound`` the sum of the regret bounds of the epochs begun so far
+    (None when an epoch's learner declares none)."""
+
+    algorithm: str
+    rho: float
+    n: int
+    first_epoch: int
+    epochs: tuple[Epoch, ...]
+    replicability_bound: float
+    certified: bool
+    regret_bound: float | None
+    regret_bound_formula: str = "sum over the epochs begun of each epoch's regret bound"
+    calibration: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return attrs.asdict(self, recurse=True) | {"epochs": [attrs.asdict(e) for e in self.epochs]}
+
+
+def epoch_rho(rho: float, k: int) -> float:
+    """ρ_k = ρ·6/(π²(k + 1)²): Σ_{k ≥ 0} ρ_k = ρ."""
+    return rho * 6.0 / (math.pi**2 * (k + 1) ** 2)
+
+
+class AnytimeLearner:
+    """A learner without a horizon (see the module docstring); ``act``/``update`` and ``run``."""
+
+    def __init__(self, name: str, *, rho: float, n: int, seed: Any, first_epoch: int, block_fraction: float,
+                 wrap: bool, norm: str | None, params: dict[str, Any]) -> None:
+        from .plugins import registry
+
+        self.name, self.rho, self.n = name, rho, n
+        self.spec = registry().learner(name)
+        self.problem = self.spec.problem
+        self._seeds = seed_sequence(seed)
+        self._first, self._fraction, self._wrap, self._norm, self._extra = first_epoch, block_fraction, wrap, norm, params
+        self._epochs: list[Epoch] = []
+        self._t = 0
+        self._start_epoch()
+
+    # -- epochs ---------------------------------------------------------------------------------
+    def _build(self, k: int, length: int, rho_k: float) -> Any:
+        from .factory import make
+        from .framework import wrap
+        from .theory import certified_eps
+
+        seed = np.random.SeedSequence(self._seeds.entropy, spawn_key=(*self._seeds.spawn_key, 7, k))
+        B = max(1, min(length - 1, int(round(self._fraction * length)))) if length > 1 else 1
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ReplifyWarning)  # each epoch is certified below; its clipping is expected
+            if self._wrap:
+                norm = self._norm or self.spec.norm
+                eps = certified_eps(horizon=length, n=self.n, rho=rho_k, block_size=B, norm=norm) if length > B else None
+                return wrap(self.name, n=self.n, horizon=length, rho=rho_k, seed=seed, norm=norm, block_size=B, eps=eps,
+                            learner_params=self._extra or None)
+            if self.spec.union_bound is not None:
+                eps = certified_eps(self.name, horizon=length, n=self.n, rho=rho_k, block_size=B) if length > B else None
+                kw = {"block_size": B} | ({"eps": eps} if eps is not None else {})
+                return make(self.name, n=self.n, horizon=length, seed=seed, rho=rho_k, **kw, **self._extra)
+            takes_rho = self.spec.parameters is not None or self.spec.guarantee is not None
+            return make(self.name, n=self.n, horizon=length, seed=seed, rho=rho_k if takes_rho else None, **self._extra)
+
+    def _start_epoch(self) -> None:
+        k = len(self._epochs)
+        length = self._first * 2**k
+        rho_k = epoch_rho(self.rho, k)
+        self._current = self._build(k, length, rho_k)
+        p = getattr(self._current, "params", None)
+        self._epochs.append(Epoch(index=k, start=self._t, length=length, rho=rho_k,
+                                  replicability_bound=getattr(p, "replicability_bound", None),
+                                  regret_bound=getattr(p, "regret_bound", None)))
+        self._left = length
+
+    @property
+    def params(self) -> AnytimeParams:
+        bounds = [e.regret_bound for e in self._epochs]
+        certified = all(e.replicability_bound is None or e.replicability_bound <= e.rho * (1 + 1e-9) for e in self._epochs)
+        return AnytimeParams(
+            algorithm=f"anytime({self.name}{', wrapped' if self._wrap else ''})", rho=self.rho, n=self.n,
+            first_epoch=self._first, epochs=tuple(self._epochs), replicability_bound=self.rho, certified=certified,
+            regret_bound=None if any(b is None for b in bounds) else float(sum(bounds)),
+        )
+
+    # -- the learner protocol -------------------------------------------------------------------
+    def act(self) -> Any:
+        return self._current.act()
+
+    def update(self, cost: Any) -> None:
+        self._current.update(cost)
+        self._t += 1
+        self._left -= 1
+        if self._left == 0:
+            self._start_epoch()
+
+    def run(self, costs: Any) -> np.ndarray:
+        """Actions for ``costs`` (L, n), epoch by epoch; equal to stepping."""
+        c = np.asarray(costs)
+        parts, i = [], 0
+        while i < c.shape[0]:
+            take = min(self._left, c.shape[0] - i)
+            if callable(getattr(self._current, "run", None)):
+                parts.append(np.asarray(self._current.run(c[i : i + take])))
+            else:
+                acts = []
+                for row in c[i : i + take]:
+                    acts.append(self._current.act())
+                    self._current.update(row)
+                parts.append(np.asarray(acts))
+            i += take
+            self._t += take
+            self._left -= take
+            if self._left == 0:
+                self._start_epoch()
+        if not parts:
+            return np.empty(0, dtype=np.int64)
+        return np.concatenate(parts)
+
+
+@public
+def anytime(
+    name: str,
+    *,
+    rho: float,
+    n: int,
+    seed: int | np.random.SeedSequence,
+    first_epoch: int = 1024,
+    block_fraction: float = 0.1,
+    wrap: bool = False,
+    norm: str | None = None,
+    **params: Any,
+) -> AnytimeLearner:
+    """A ρ-replicable learner that needs no horizon: epochs of doubling length (``first_epoch``,
+    2·``first_epoch``, …), each a fresh ``name`` (wrapped by the general framework when ``wrap``)
+    with certified parameters at ρ_k = ρ·6/(π²(k+1)²). Its ``params`` state the summed
+    certificate (ρ, for every horizon) and regret bound. Use it with :func:`replify.evaluate` as
+    ``lambda s: replify.anytime(name, rho=ρ, n=n, seed=s)``."""
+    rho = check_rho(rho)
+    n = check_int("n", n, minimum=2)
+    first_epoch = check_int("first_epoch", first_epoch, minimum=2)
+    block_fraction = check_real("block_fraction", block_fraction)
+    if not 0.0 < block_fraction < 1.0:
+        raise InvalidArgumentError(f"block_fraction must lie strictly between 0 and 1, got {block_fraction}")
+    return AnytimeLearner(name, rho=rho, n=n, seed=seed, first_epoch=first_epoch, block_fraction=block_fraction,
+                          wrap=wrap, norm=norm, params=params)
