@@ -78,6 +78,7 @@ class Report:
     decision: str | None = None
     sequential_interval: tuple[float, float] | None = None
     alpha: float | None = None
+    sequential_p_value: float | None = None  # 1/sup_t M_t(target): anytime-valid, for Holm across many tests
 
     @property
     def failures(self) -> int:
@@ -254,7 +255,7 @@ class Report:
         }
         if self.decision is not None:
             out |= {"target": self.target, "decision": self.decision, "pairs_run": self.pairs, "alpha": self.alpha,
-                    "sequential_interval": list(self.sequential_interval)}
+                    "sequential_interval": list(self.sequential_interval), "sequential_p_value": self.sequential_p_value}
         divergence, bound = self.transition_divergence, self.transition_bound
         if divergence is not None and divergence.size <= MAX_LISTED_TRANSITIONS:
             out["transition_divergence"] = divergence.tolist()
@@ -374,7 +375,7 @@ def evaluate(
         action_set=actions, n_jobs=check_int("n_jobs", n_jobs, minimum=1), backend=backend, scheduler=scheduler,
         progress=report_progress, domain=domain,
     )
-    decision = interval = None
+    decision = interval = p_value = None
     if not sequential:
         if target is not None:
             raise InvalidArgumentError("target applies only with sequential=True; got target without it")
@@ -384,18 +385,20 @@ def evaluate(
             raise InvalidArgumentError("sequential=True needs target= (the rho to decide against); got none")
         target = check_rho(target, "target")
         cs = BetaBinomialCS(alpha=alpha)
-        parts, done, decision = [], 0, "undecided"
+        parts, done, decision, evidence = [], 0, "undecided", 0.0
         for look in batches(pairs):  # pair k keeps its own seeds: batching changes nothing but when we look
             parts.append(run(range(done, look), None))
             done = look
             if progress is not None:
                 progress(done, pairs)
             failures = int(sum(int((~p.identical).sum()) for p in parts))
+            evidence = max(evidence, cs.log_evidence(failures, done, target))
             decision = cs.decide(failures, done, target)
             if decision != "undecided":
                 break
         outcomes = Outcomes.concatenate(parts)
         interval = cs.interval(failures, done)
+        p_value = min(1.0, math.exp(-evidence))
         pairs = done
     params = outcomes.params
     bound = None
@@ -430,6 +433,7 @@ def evaluate(
         decision=decision,
         sequential_interval=interval,
         alpha=alpha if sequential else None,
+        sequential_p_value=p_value,
     )
 
 

@@ -61,7 +61,7 @@ def owned_by(name: str) -> Iterator[None]:
         raise owned.with_traceback(exc.__traceback__) from None
 
 
-def _rho_optional(factory: Callable[..., Any]) -> bool:
+def rho_optional(factory: Callable[..., Any]) -> bool:
     """A replicable learner whose factory gives ``rho`` a default (``constant``: replicable for
     every ρ) may be built without it."""
     try:
@@ -98,7 +98,7 @@ def make(
             f"rho applies only to learners whose parameters come from a replicability theorem, and {name!r} "
             f"has no replicability guarantee; got rho={rho}. To make it replicable use replify.wrap({name!r}, rho={rho}, ...)"
         )
-    if takes_rho and rho is None and not _rho_optional(spec.factory):
+    if takes_rho and rho is None and not rho_optional(spec.factory):
         label = f"{spec.guarantee}-replicable" if spec.guarantee else "parametrised by rho"
         raise InvalidArgumentError(f"learner {name!r} is {label} and needs rho in (0, 1); got none")
     if actions is not None:

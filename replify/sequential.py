@@ -69,6 +69,11 @@ class BetaBinomialCS:
         centre = failures / trials
         return _edge(f, centre, 0.0), _edge(f, centre, 1.0)
 
+    def log_evidence(self, failures: int, trials: int, target: float) -> float:
+        """log M_t(target): the evidence against "the rate is ``target``"; 1/sup_t M_t is an
+        anytime-valid p-value (Ville), which :func:`holm` adjusts across many tests."""
+        return _log_martingale(target, failures, trials, self.a, self.b) if trials else 0.0
+
     def decide(self, failures: int, trials: int, target: float) -> Decision:
         """"below" when C_t lies wholly below ``target``, "above" when wholly above, else
         "undecided". C_t is an interval around the observed rate, so it excludes the target
@@ -111,3 +116,17 @@ def batches(budget: int) -> list[int]:
         if done >= EVEN_UNTIL:
             step = min(MAX_BATCH, step * 2)
     return looks
+
+
+def holm(p_values: list[float], sides: list[str], alpha: float) -> list[str]:
+    """Holm's step-down procedure (Holm 1979) on anytime-valid p-values: family-wise error at most
+    ``alpha`` over all the decisions. A rejected hypothesis "rate = target" becomes the side the data
+    lie on (``sides``: "below" or "above"); the others stay "undecided"."""
+    order = sorted(range(len(p_values)), key=lambda i: p_values[i])
+    out = ["undecided"] * len(p_values)
+    m = len(p_values)
+    for rank, i in enumerate(order):
+        if p_values[i] > alpha / (m - rank):
+            break
+        out[i] = sides[i]
+    return out

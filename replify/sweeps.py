@@ -27,6 +27,8 @@ import numpy as np
 from .checks import check_int, check_output_path, public
 from .errors import InvalidArgumentError, ReplifyWarning, ResultsFileWarning, SweepLockedError, warn
 from .evaluation import evaluate
+from .factory import rho_optional
+from .sequential import holm
 from .plugins import registry
 
 
@@ -64,6 +66,8 @@ class SweepResult:
     rejected_path: str | None = None
     #: rows in the file for other settings (pairs, seed, options, replify version): kept, not reused
     stale: int = 0
+    #: with ``target=``: each row's decision after Holm's adjustment over all rows (family-wise error alpha)
+    holm: tuple[str, ...] | None = None
 
     def records(self) -> list[dict[str, Any]]:
         """Flat rows: the configuration's fields and the report's scalar summaries."""
@@ -81,6 +85,9 @@ class SweepResult:
             flat["block_size"] = params.get("block_size")
             flat["eps"] = params.get("eps")
             out.append(flat)
+        if self.holm is not None:
+            for flat, decision in zip(out, self.holm):
+                flat["holm_decision"] = decision
         return out
 
     def to_pandas(self) -> Any:
@@ -121,8 +128,9 @@ def grid(
     for learner, adversary, T, n, rho, mult in itertools.product(learners, adversaries, horizons, ns, rhos, block_multipliers):
         spec = registry().learner(learner)
         takes_rho = spec.parameters is not None or spec.guarantee is not None
-        if takes_rho and rho is None:
+        if takes_rho and rho is None and not rho_optional(spec.factory):
             raise InvalidArgumentError(f"learner {learner!r} needs rho: give the sweep a list of rhos")
+        takes_rho = takes_rho and rho is not None
         config = {
             "learner": learner, "adversary": adversary, "horizon": int(T), "n": int(n),
             "rho": float(rho) if takes_rho else None,
@@ -258,7 +266,8 @@ def _run_row(config: Mapping[str, Any], *, seed: int, pairs: int, evaluate_kw: M
 
 def _options(evaluate_kw: Mapping[str, Any]) -> dict[str, Any]:
     """The evaluate options that change results (n_jobs and the backend do not)."""
-    return {"fast_path": evaluate_kw.get("fast_path")}
+    keys = ("fast_path", "target", "sequential", "alpha")
+    return {k: evaluate_kw.get(k) for k in keys if k == "fast_path" or evaluate_kw.get(k) is not None}
 
 
 @public
@@ -275,6 +284,8 @@ def sweep(
     adversary_params: Mapping[str, Mapping[str, Any]] | None = None,
     path: str | Path | None = None,
     progress: Callable[[int, int], None] | None = None,
+    target: float | None = None,
+    alpha: float = 0.05,
     **evaluate_kw: Any,
 ) -> SweepResult:
     """Evaluate every configuration of the grid (see :func:`grid`) with ``pairs`` pairs.
@@ -289,7 +300,10 @@ def sweep(
     :class:`~replify.errors.ResultsFileWarning`; exact duplicate lines are kept once. The result
     says what happened (``reused``, ``stale``, ``rejected``, ``rejected_path``). Warnings the rows
     raise are summarised once per kind. ``evaluate_kw`` (``n_jobs``, ``backend``, ``fast_path``, …)
-    are passed to :func:`evaluate`.
+    are passed to :func:`evaluate`. With ``target=ρ`` every row runs the sequential test
+    (``pairs`` is each row's budget) and the result's ``holm`` holds the decisions after Holm's
+    step-down adjustment of the rows' anytime-valid p-values: family-wise error at most ``alpha``
+    over all rows.
     """
     pairs = check_int("pairs", pairs, minimum=2)
     configs = grid(
@@ -297,6 +311,9 @@ def sweep(
         block_multipliers=block_multipliers, adversary_params=adversary_params,
     )
     out = None if path is None else check_output_path(path, what="path")
+    if target is not None:
+        # each row tests at alpha/m so that it runs until its evidence can survive Holm's adjustment
+        evaluate_kw = dict(evaluate_kw, target=target, sequential=True, alpha=alpha / len(configs))
     with contextlib.ExitStack() as stack:
         state = _FileState({}, 0, None, 0)
         if out is not None:
@@ -325,7 +342,13 @@ def sweep(
             if progress is not None:
                 progress(i + 1, len(configs))
     _summarise(caught, len(configs))
-    return SweepResult(rows, reused=reused, rejected=state.rejected, rejected_path=state.rejected_path, stale=state.stale)
+    adjusted = None
+    if target is not None:
+        p_values = [float(r["report"].get("sequential_p_value", 1.0)) for r in rows]
+        sides = ["below" if r["report"]["rho_hat"] < target else "above" for r in rows]
+        adjusted = tuple(holm(p_values, sides, alpha))
+    return SweepResult(rows, reused=reused, rejected=state.rejected, rejected_path=state.rejected_path, stale=state.stale,
+                       holm=adjusted)
 
 
 def _summarise(caught: list, total: int) -> None:

@@ -88,3 +88,24 @@ def test_cli_decides_sequentially():
                           "-T", "500", "--pairs", "2000", "--decide", "0.1", "--quiet"], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert "decision         rho below 0.1 after 80 pairs" in out.stdout
+
+
+def test_holm_controls_the_family_and_steps_down():
+    from replify.sequential import holm
+
+    # m = 4, alpha = 0.05: thresholds 0.0125, 0.0167, 0.025, 0.05 in order of p
+    assert holm([0.01, 0.04, 0.03, 0.2], ["below", "above", "below", "below"], 0.05) == \
+        ["below", "undecided", "undecided", "undecided"]
+    assert holm([0.001, 0.015, 0.02, 0.04], ["below"] * 4, 0.05) == ["below"] * 4
+    assert holm([0.02, 0.001], ["above", "below"], 0.05) == ["above", "below"]
+
+
+def test_a_sweep_reports_holm_adjusted_decisions(tmp_path):
+    result = replify.sweep(learners=["constant", "hedge"], adversaries=["iid-bernoulli"], horizons=[300, 400], ns=[3],
+                           pairs=2000, seed=0, target=0.1, path=tmp_path / "s.jsonl")
+    recs = result.records()
+    assert [r["learner"] for r in recs] == ["constant", "constant", "hedge", "hedge"]
+    assert [r["holm_decision"] for r in recs] == ["below", "below", "above", "above"]
+    # each row ran its sequential test at alpha/m = 0.0125, so it needed more pairs than at 0.05
+    assert all(r["pairs_run"] > 80 for r in recs if r["learner"] == "constant")
+    assert all(r["sequential_p_value"] <= 0.05 / 4 for r in recs)
