@@ -87,6 +87,8 @@ class Calibration:
     certified_regret: float
     constant_regret: float
     candidates_tried: int
+    #: every candidate of the grid: (knobs, multiplier of the certified ε or noise, measured regret)
+    grid: tuple[tuple[dict[str, Any], float, float], ...] = ()
 
     @property
     def label(self) -> str:
@@ -131,6 +133,31 @@ class Calibration:
         _Plugin.__doc__ = f"{self.learner} with calibrated {self.knobs} ({self.label})"
         registry().register(_Plugin(), name=label)
         return label
+
+    def frontier(self, *, pairs: int = 100, seed: int = 0, reference_pairs: int = 40) -> dict[str, Any]:
+        """The regret–replicability frontier (measured): every grid candidate's regret on the
+        reference beside its ρ̂ (with an exact interval) on two-way ties, the hardest case for a
+        leader; plus ``constant`` and ``hedge`` on the same adversaries. For :func:`replify.plots.plot_frontier`."""
+        n, T = self.n, self.horizon
+        scale = {"scale": 1.0 / n} if self.learner == "fllb" else {}
+        points = []
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ReplifyWarning)
+            for knobs, m, regret in self.grid:
+                r = evaluate(self.learner, "ties", n=n, horizon=T, pairs=pairs, seed=seed, rho=self.rho,
+                             adversary_params={"k": 2, **scale}, **knobs)
+                points.append({"knobs": knobs, "multiplier": m, "regret": regret, "rho_hat": r.rho_hat,
+                               "rho_ci": list(r.rho_ci), "certified": knobs == self.certified_knobs,
+                               "calibrated": knobs == self.knobs})
+            refs = {}
+            ref_params = {"means": np.linspace(0.3, 0.7, n)}
+            for name in ("constant", "hedge"):
+                ties = evaluate(name, "ties", n=n, horizon=T, pairs=min(pairs, 40), seed=seed, adversary_params={"k": 2})
+                regret = evaluate(name, "iid-bernoulli", n=n, horizon=T, pairs=reference_pairs, seed=seed,
+                                  adversary_params=ref_params).regret_mean
+                refs[name] = {"regret": regret, "rho_hat": ties.rho_hat, "rho_ci": list(ties.rho_ci)}
+        return {"learner": self.learner, "n": n, "horizon": T, "rho": self.rho, "points": points, "references": refs,
+                "label": self.label}
 
     def to_dict(self) -> dict[str, Any]:
         return {"learner": self.learner, "n": self.n, "horizon": self.horizon, "rho": self.rho, "alpha": self.alpha,
@@ -261,7 +288,8 @@ def calibrate(
             return Calibration(learner=name, n=n, horizon=horizon, rho=rho, alpha=alpha, knobs=dict(knobs),
                                checks=tuple(checks), reference=ref_name, regret=float(regrets[i]),
                                certified_knobs=dict(certified), certified_regret=float(certified_regret),
-                               constant_regret=float(constant), candidates_tried=tried)
+                               constant_regret=float(constant), candidates_tried=tried,
+                               grid=tuple((dict(k), float(m), float(r)) for (k, m), r in zip(grid, regrets)))
     raise InvalidArgumentError(
         f"calibrate({name!r}) found no candidate that the sequential test decided below rho={rho} on every adversary "
         f"within budget={budget} pairs ({tried} tried); raise budget or test_pairs, or use the certified parameters "

@@ -193,6 +193,10 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
           f"{json.dumps(cal.certified_knobs, sort_keys=True)}   constant {cal.constant_regret:.1f}")
     if args.json:
         Path(args.json).write_text(json.dumps(cal.to_dict(), indent=2, sort_keys=True) + "\n")
+    if args.plot:
+        from .plots import plot_frontier
+
+        plot_frontier(cal.frontier(seed=args.seed), path=args.plot)
     return 0
 
 
@@ -321,6 +325,7 @@ def parser() -> argparse.ArgumentParser:
     ca.add_argument("--seed", type=int, default=0)
     ca.add_argument("--budget", type=int, default=40_000, help="pairs in all (default 40000)")
     ca.add_argument("--json", metavar="PATH", help="write the calibration as JSON")
+    ca.add_argument("--plot", metavar="PATH", help="the regret-replicability frontier (.png, .svg or .pdf)")
     ca.set_defaults(func=cmd_calibrate)
 
     st = sub.add_parser("stress", help="search the stress suite for the adversary that parts a learner's runs most")

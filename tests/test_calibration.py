@@ -78,3 +78,14 @@ def test_no_candidate_is_an_honest_refusal():
     # candidate can be decided below rho, and calibrate says so instead of returning one
     with pytest.raises(InvalidArgumentError, match=r"found no candidate that the sequential test decided below rho=0\.2"):
         replify.calibrate("split-commit", n=3, horizon=2000, rho=0.2, seed=0, budget=3000, test_pairs=100)
+
+
+def test_the_frontier_figure(calibration, tmp_path):
+    from replify.plots import plot_frontier
+
+    frontier = calibration.frontier(pairs=20)
+    assert len(frontier["points"]) == len(calibration.grid) == 6  # 2 block sizes x 3 multipliers
+    assert sum(p["calibrated"] for p in frontier["points"]) == 1 and sum(p["certified"] for p in frontier["points"]) == 1
+    assert frontier["references"]["hedge"]["rho_hat"] >= 0.9 and frontier["references"]["constant"]["rho_hat"] == 0.0
+    plot_frontier(frontier, path=tmp_path / "f.pdf")
+    assert (tmp_path / "f.pdf").read_bytes()[:5] == b"%PDF-"
