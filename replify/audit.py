@@ -27,7 +27,7 @@ import numpy as np
 
 from .checks import check_int, check_rho, public
 from .errors import InvalidArgumentError
-from .stats import binomial_upper_tail, clopper_pearson
+from .stats import binomial_upper_tail
 
 Case = Literal["wrap-linf", "wrap-l1", "fllb", "ftplb-star", "iid-experts"]
 CASES: tuple[str, ...] = ("wrap-linf", "wrap-l1", "fllb", "ftplb-star", "iid-experts")

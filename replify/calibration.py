@@ -15,7 +15,6 @@ about other adversaries).
 
 from __future__ import annotations
 
-import math
 import warnings
 from typing import Any, Mapping, Sequence
 

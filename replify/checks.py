@@ -13,6 +13,7 @@ import math
 import os
 import numbers
 import typing
+from pathlib import Path
 from typing import Any, Literal
 
 import attrs
@@ -152,12 +153,10 @@ class CostDomain:
         )
 
 
-def check_output_path(path: Any, *, what: str, suffixes: tuple[str, ...] | None = None) -> "Path":
+def check_output_path(path: Any, *, what: str, suffixes: tuple[str, ...] | None = None) -> Path:
     """An output file to write later, checked now — before any work — so that a long run never
     ends in a refusal: a supported suffix, an existing folder, write permission (and, if the file
     exists, that it is a writable file)."""
-    from pathlib import Path
-
     from .errors import OutputPathError
 
     p = Path(path)

@@ -8,7 +8,7 @@ clipped to [1, T]; when it reaches the horizon the learner plays one block, and 
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Literal
+from typing import Callable, Literal
 
 import attrs
 

@@ -1,6 +1,5 @@
 """Unknown horizons (issue 11): the doubling trick with a split replicability budget."""
 
-import math
 
 import numpy as np
 import pytest
