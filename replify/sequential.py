@@ -27,6 +27,7 @@ import attrs
 
 from .checks import check_int, check_positive, check_real
 from .errors import InvalidArgumentError
+from .stats import bisect
 
 Decision = Literal["below", "above", "undecided"]
 
@@ -86,19 +87,12 @@ class BetaBinomialCS:
 
 def _edge(f, inside: float, outside: float) -> float:
     """The point between ``inside`` (f < 0 there: the observed rate is in every C_t) and
-    ``outside`` where f crosses 0, by bisection; ``outside`` itself when f stays below 0."""
+    ``outside`` where f crosses 0 (to float precision, by the bisection of :mod:`replify.stats`);
+    ``outside`` itself when f stays below 0."""
     if f(outside) < 0.0:
         return outside
-    lo, hi = inside, outside
-    for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        if mid in (lo, hi):
-            break
-        if f(mid) < 0.0:
-            lo = mid
-        else:
-            hi = mid
-    return hi  # the excluded side of the crossing: the interval returned contains C_t
+    x = bisect(lambda x: f(inside + x * (outside - inside)), 0.0, 1.0)
+    return inside + x * (outside - inside)
 
 
 #: Pairs between looks: every 16 pairs up to 128, then doubling up to 256. The test may look as

@@ -16,7 +16,7 @@ import numpy as np
 _BISECTIONS = 200  # enough to reach the fixed point of float64 bisection on [0, 1]
 
 
-def _bisect(f, lo: float, hi: float) -> float:
+def bisect(f, lo: float, hi: float) -> float:
     """The root of a function increasing on [lo, hi], to float precision."""
     for _ in range(_BISECTIONS):
         mid = 0.5 * (lo + hi)
@@ -61,8 +61,8 @@ def clopper_pearson(successes: int, trials: int, confidence: float = 0.95) -> tu
     half = (1.0 - confidence) / 2.0
     k, n = successes, trials
     # P(X ≥ k | p) increases with p and P(X ≤ k | p) decreases with it.
-    lower = 0.0 if k == 0 else _bisect(lambda p: _binom_mass(n, p, k, n) - half, 0.0, 1.0)
-    upper = 1.0 if k == n else _bisect(lambda p: half - _binom_mass(n, p, 0, k), 0.0, 1.0)
+    lower = 0.0 if k == 0 else bisect(lambda p: _binom_mass(n, p, k, n) - half, 0.0, 1.0)
+    upper = 1.0 if k == n else bisect(lambda p: half - _binom_mass(n, p, 0, k), 0.0, 1.0)
     return lower, upper
 
 
@@ -81,7 +81,7 @@ def t_quantile(q: float, df: int) -> float:
     """The ``q``-quantile (q ≥ ½) of Student's t with integer ``df`` ≥ 1 degrees of freedom."""
     if df < 1 or not 0.5 <= q < 1.0:
         raise ValueError(f"need df >= 1 and 0.5 <= q < 1, got df={df}, q={q}")
-    theta = _bisect(lambda th: _t_central(th, df) - (2.0 * q - 1.0), 0.0, math.pi / 2)
+    theta = bisect(lambda th: _t_central(th, df) - (2.0 * q - 1.0), 0.0, math.pi / 2)
     return math.sqrt(df) * math.tan(theta)
 
 
