@@ -206,7 +206,7 @@ def calibrate(
     budget: int = 40_000,
     alpha: float = 0.05,
     regret_pairs: int = 40,
-    test_pairs: int = 600,
+    test_pairs: int = 2000,
     block_fractions: Sequence[float] = BLOCK_FRACTIONS,
     multipliers: Sequence[float] = MULTIPLIERS,
 ) -> Calibration:

@@ -65,7 +65,7 @@ def test_calibrate_refuses_what_it_cannot_calibrate():
 
 def test_cli_calibrate(tmp_path):
     out = subprocess.run([sys.executable, "-m", "replify.cli", "calibrate", "ftplb-star", "-n", "3", "-T", "3000",
-                          "--rho", "0.3", "--budget", "5000", "--json", str(tmp_path / "c.json")],
+                          "--rho", "0.3", "--budget", "40000", "--json", str(tmp_path / "c.json")],
                          capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert "claim            calibrated on" in out.stdout and "not certified" in out.stdout
