@@ -89,3 +89,13 @@ def test_the_frontier_figure(calibration, tmp_path):
     assert frontier["references"]["hedge"]["rho_hat"] >= 0.9 and frontier["references"]["constant"]["rho_hat"] == 0.0
     plot_frontier(frontier, path=tmp_path / "f.pdf")
     assert (tmp_path / "f.pdf").read_bytes()[:5] == b"%PDF-"
+
+
+def test_an_iid_learner_is_held_to_the_iid_part_of_the_suite():
+    from replify.calibration import _suite
+
+    iid = _suite(10, 100, 1000, iid=True)
+    full = _suite(10, 100, 1000)
+    assert {a for a, _ in iid} == {"ties"} and len(iid) == 3
+    assert {a for a, _ in full} == {"ties", "crossing", "block-switch"}
+    assert ("block-switch", {"block_size": 100, "offset": 99, "gap": 0.05}) in full
