@@ -51,3 +51,17 @@ def test_anytime_arguments_are_checked():
         replify.anytime("ftplb-star", rho=0.1, n=3, seed=0, block_fraction=1.5)
     with pytest.raises(InvalidArgumentError, match=r"first_epoch must be an integer >= 2, got 1"):
         replify.anytime("ftplb-star", rho=0.1, n=3, seed=0, first_epoch=1)
+
+
+def test_the_anytime_certificate_survives_ties_and_the_wrapped_audit():
+    # The certificate (rho for every T) against the hardest adversaries we have: two-way ties for the
+    # leader, and random signs for the wrapped Hedge (every grid difference moves its weights). The
+    # failures are Binomial(150, <= 0.1) if it holds; a check fails when P(Bin(150, 0.1) >= failures)
+    # < 1e-6, so a true certificate fails it with probability <= 1e-6.
+    T, n, pairs = 4_000, 3, 150
+    ties = replify.evaluate(lambda s: replify.anytime("ftplb-star", rho=0.1, n=n, seed=s, first_epoch=512),
+                            "ties", n=n, horizon=T, pairs=pairs, seed=4, adversary_params={"k": 2})
+    signs = replify.evaluate(lambda s: replify.anytime("hedge", rho=0.1, n=n, seed=s, first_epoch=512, wrap=True),
+                             "random-signs", n=n, horizon=T, pairs=pairs, seed=5)
+    for report in (ties, signs):
+        assert binomial_upper_tail(report.failures, pairs, 0.1) >= 1e-6, report.rho_hat
