@@ -20,7 +20,7 @@ at least that many failures if the certificate were exactly tight; the claim is 
 from __future__ import annotations
 
 import zlib
-from typing import Any, Literal
+from typing import Any
 
 import attrs
 import numpy as np
@@ -29,7 +29,6 @@ from .checks import check_int, check_rho, public
 from .errors import InvalidArgumentError
 from .stats import binomial_upper_tail
 
-Case = Literal["wrap-linf", "wrap-l1", "fllb", "ftplb-star", "iid-experts"]
 CASES: tuple[str, ...] = ("wrap-linf", "wrap-l1", "fllb", "ftplb-star", "iid-experts")
 
 

@@ -127,13 +127,14 @@ class Calibration:
             learner.params = attrs.evolve(learner.params, calibration=calibration.label)
             return learner
 
+        description = f"{self.learner} with calibrated {self.knobs} ({self.label})"
+
         class _Plugin:
             @replify.hookimpl
             def register_learners(self, register: Any) -> None:
                 register(replify.LearnerSpec(label, factory, spec.problem, norm=spec.norm, cost_range=spec.cost_range,
-                                             description=f"{self.__class__.__doc__}"))
+                                             description=description))
 
-        _Plugin.__doc__ = f"{self.learner} with calibrated {self.knobs} ({self.label})"
         registry().register(_Plugin(), name=label)
         return label
 
@@ -176,25 +177,25 @@ def _grid(
 ) -> list[tuple[dict[str, Any], float]]:
     """Candidate knobs, each with its multiplier of the certified ε or noise (1: certified)."""
     out: list[tuple[dict[str, Any], float]] = []
-    MULTIPLIERS = tuple(multipliers)  # noqa: N806 - the module's default, or the caller's grid
+    grid_m = tuple(multipliers)
     if name in ("ftplb-star", "fllb"):
         for frac in fractions:
             B = max(1, int(round(frac * horizon)))
             if B >= horizon:
                 continue
             base = certified_eps(name, horizon=horizon, n=n, rho=rho, block_size=B)
-            for m in MULTIPLIERS:
+            for m in grid_m:
                 eps = base * m
                 if name == "ftplb-star" and eps > 1.0:
                     continue
                 out.append(({"block_size": B, "eps": eps}, m))
     elif name == "iid-experts":
-        out = [({"noise_scale": m}, m) for m in MULTIPLIERS[::2]]  # 1, 2, 4, …: each candidate runs per step
+        out = [({"noise_scale": m}, m) for m in grid_m[::2]]  # 1, 2, 4, …: each candidate runs per step
         out += [({"noise_scale": m}, m) for m in (4096.0, 16384.0, 65536.0)]  # the proof's noise is ~1e3 sqrt(t)
     elif name == "split-commit":
         for frac in (0.05, 0.1, 0.25, 0.5):
             base = make("split-commit", n=n, horizon=horizon, seed=0, rho=rho, fraction=frac).params.eps
-            out += [({"fraction": frac, "eps": base * m}, m) for m in MULTIPLIERS[:11:2]]
+            out += [({"fraction": frac, "eps": base * m}, m) for m in grid_m[:11:2]]
     return out
 
 

@@ -231,10 +231,9 @@ class _Lanes:
         ok = rows.min() >= d.low and rows.max() <= d.high  # NaN fails both comparisons
         if ok and d.l1:
             ok = np.abs(rows).sum(axis=-1).max() <= 1.0 + L1_SLACK
-        if not ok:
-            flat = rows.reshape(-1, rows.shape[-2], rows.shape[-1])
-            bad = next(k for k in range(flat.shape[0]) if not _rows_ok(d, flat[k]))
-            d._raise(flat[bad], name="costs drawn by the adversary", first_step=t0 + 1)
+        if not ok:  # find the lane and step with CostDomain's own check, which names them
+            for lane in rows.reshape(-1, rows.shape[-2], rows.shape[-1]):
+                d.check_matrix(lane, n=lane.shape[-1], name="costs drawn by the adversary", first_step=t0 + 1)
 
     def check_sums(self, sums: np.ndarray, starts: np.ndarray, stops: np.ndarray) -> None:
         """On the block-sum path: every block sum must be one that costs in the domain can add
@@ -322,11 +321,6 @@ class _Lanes:
         if self.problem != "experts":
             return None
         return self.cum.mean(axis=1) - self.cum.min(axis=1)
-
-
-def _rows_ok(d: CostDomain, rows: np.ndarray) -> bool:
-    ok = bool(rows.min() >= d.low and rows.max() <= d.high)
-    return ok and (not d.l1 or bool(np.abs(rows).sum(axis=-1).max() <= 1.0 + L1_SLACK))
 
 
 def _check_decided(decided: np.ndarray, n: int, problem: str, source: str = "learners") -> np.ndarray:
