@@ -80,6 +80,13 @@ def main() -> None:
 
     fast, _ = timed(lambda: replify.evaluate("ftplb-star", "iid-bernoulli", n=10, horizon=10**9, pairs=100, seed=0, rho=0.1))
     results.append(("block-sum fast path, n=10 T=1e9 100 pairs (seconds)", fast, "< 10", fast < 10))
+    iid = dict(n=10, pairs=100, seed=0, rho=0.1)
+    fast_iid, _ = timed(lambda: replify.evaluate("iid-experts", "iid-bernoulli", horizon=10**9, **iid))
+    results.append(("iid-experts segment path, n=10 T=1e9 100 pairs (seconds)", fast_iid, "< 10", fast_iid < 10))
+    per_step_iid, _ = timed(lambda: replify.evaluate("iid-experts", "iid-bernoulli", horizon=10**5, fast_path=False, **iid))
+    summed_iid, _ = timed(lambda: replify.evaluate("iid-experts", "iid-bernoulli", horizon=10**5, **iid))
+    results.append(("iid-experts per-step / segment path, n=10 T=1e5 100 pairs", per_step_iid / summed_iid, ">= 10",
+                    per_step_iid / summed_iid >= 10))
 
     steps = 200_000
     costs = (np.random.default_rng(0).random((steps, n)) < 0.5).astype(float)

@@ -14,6 +14,9 @@ Two deliberate readings (DESIGN.md §5): ε_i = γ/(2α√t) is the proof's valu
 FTPL's 2·sqrt(T ln n) regret on those steps to the K − 2·sqrt(T ln n) accrued before, which is
 FTPL's guarantee for a fresh run. The constant C is the parameter ``K_constant``: at practical T
 the paper's 1000 makes the fallback unreachable. Worst-case regret ≤ K; iid ρ-replicable.
+
+The evaluation engine runs it on block sums wherever the fallback check cannot fire
+(:meth:`IidExperts.next_segment`): T = 10⁹ costs a handful of draws per run.
 """
 
 from __future__ import annotations
@@ -33,6 +36,8 @@ from replify.errors import InvalidArgumentError, ReplicabilityWarning, warn
 ALGORITHM, THEOREM = "vnilla_replicability_experts", "thm:vanilla_replicability_experts"
 DOMAIN = CostDomain(low=0.0, high=1.0)
 MIN_HORIZON = 16  # ln ln T >= 1 from here on; below it α, γ and K lose their meaning
+#: Fewest steps worth a block-sum draw near the fallback threshold; fewer are drawn step by step.
+MIN_SUMMED = 1024
 
 
 def block_lengths(horizon: int) -> tuple[int, ...]:
@@ -202,6 +207,50 @@ class IidExperts:
         elif self._paid - self._cum.min() >= self.params.fallback_threshold:
             self._switch()
         elif self._t == self.params.block_ends[self._block]:
+            self._new_block()
+
+    # -- the engine's segment protocol (replify.engine): block sums wherever the check cannot fire
+    def next_segment(self) -> tuple[int, bool]:
+        """The steps the engine should draw next, and whether their sum is all this learner needs.
+
+        The action is constant on a block, and the fallback check is the only thing that looks at
+        single steps. The running regret grows by at most 1 a step (costs lie in [0, 1]: what is
+        paid grows by at most 1, the best expert's total never falls), so from a running regret r
+        no check can fire in the next ⌈threshold − r⌉ − 1 steps: those are summed (the whole rest
+        of the block, at practical thresholds); only closer to the threshold, and after the switch
+        to FTPL, are single steps drawn (chunks of at most ``CHUNK_ROWS``, played by :meth:`run`)."""
+        left = self.horizon - self._t
+        if left <= 0:
+            check_next_step(self._t, self.horizon)  # raises
+        if self.switched_at is not None:
+            return min(left, CHUNK_ROWS), False
+        block_left = self.params.block_ends[self._block] - self._t
+        room = self.params.fallback_threshold - (self._paid - self._cum.min())
+        free = math.ceil(room) - 1 if math.isfinite(room) else block_left
+        if free >= block_left:
+            return block_left, True
+        if free >= MIN_SUMMED:
+            return free, True
+        return min(block_left, CHUNK_ROWS), False
+
+    def advance(self, total: Any, steps: int) -> None:
+        """Play ``steps`` steps of a summed segment (as :meth:`next_segment` gave it) whose costs
+        add up to ``total``: pay ``total`` at the block's action, and open the next block at the
+        block's end. Equal in law to stepping, as the check cannot fire inside the segment."""
+        steps = check_int("steps", steps, minimum=1)
+        allowed, summed = self.next_segment()
+        if not summed or steps > allowed:
+            raise InvalidArgumentError(
+                f"advance(total, steps={steps}) at step {self._t}: the learner can take at most "
+                f"{allowed if summed else 0} summed steps here (next_segment() says so)"
+            )
+        total = np.asarray(total, dtype=np.float64)
+        if total.shape != (self.n,) or not np.isfinite(total).all():
+            raise InvalidArgumentError(f"advance: total must be {self.n} finite cost sums; got {total.tolist()}")
+        self._paid += float(total[self._action])
+        self._cum = self._cum + total
+        self._t += steps
+        if self._t < self.horizon and self._t == self.params.block_ends[self._block]:
             self._new_block()
 
     def run(self, costs: Any) -> np.ndarray:

@@ -26,6 +26,7 @@ from .errors import InvalidArgumentError, ReplifyWarning
 from .evaluation import evaluate
 from .factory import make
 from .stress import stress
+from .sweeps import jsonable
 from .theory import certified_eps
 
 #: The learners calibrate knows the knobs of.
@@ -35,20 +36,29 @@ CALIBRATABLE = ("ftplb-star", "fllb", "iid-experts", "split-commit")
 MULTIPLIERS = tuple(2.0 ** (k / 2) for k in range(21))  # 1, √2, 2, …, 1024
 BLOCK_FRACTIONS = (1e-3, 3e-3, 1e-2, 3e-2, 1e-1, 0.2, 1 / 3, 0.5)
 
+#: iid-experts' K_constant values tried: the paper's, and two whose fallback threshold K − 2√(T ln n)
+#: lies within practical horizons (regret capped at K, FTPL after the switch).
+IID_K_CONSTANTS = (1000.0, 0.3, 0.1)
+
 #: Pairs of the screen run before any sequential test: a candidate whose rate on two-way ties
 #: already looks at or above ρ is not worth a test. A heuristic that saves time; the claim rests
 #: on the sequential tests alone.
 SCREEN_PAIRS = 100
 
 
-def _suite(n: int, block: int, horizon: int, iid: bool = False) -> list[tuple[str, dict[str, Any]]]:
-    """The fixed part of the stress suite at a candidate's block size; :func:`replify.stress` adds
-    the worst adversary it finds at the candidate's parameters. A learner whose guarantee is iid
-    replicability is held to the iid part (ties, near-ties): it claims nothing about the others."""
+def _suite(
+    n: int, block: int, horizon: int, iid: bool = False, reference: tuple[str, dict[str, Any]] | None = None
+) -> list[tuple[str, dict[str, Any]]]:
+    """The fixed part of the stress suite at a candidate's block size, after the ``reference``
+    itself (a learner calibrated to learn there must be replicable there: spread means hold many
+    near-ties); :func:`replify.stress` adds the worst adversary it finds at the candidate's
+    parameters. A learner whose guarantee is iid replicability is held to the iid part (ties,
+    near-ties, and an iid reference): it claims nothing about the others."""
+    head = [] if reference is None else [reference]
     suite = [("ties", {}), ("ties", {"k": 2}), ("ties", {"k": 2, "gap": 0.01})]
     if iid:
-        return suite
-    suite = suite[:2] + [("crossing", {"at": 0.5, "gap": 0.02})]
+        return head + suite
+    suite = head + suite[:2] + [("crossing", {"at": 0.5, "gap": 0.02})]
     if 1 < block < horizon:
         suite.append(("block-switch", {"block_size": block, "offset": block - 1, "gap": 0.05}))
     return suite
@@ -66,7 +76,7 @@ class AdversaryCheck:
     interval: tuple[float, float]
 
     def to_dict(self) -> dict[str, Any]:
-        return attrs.asdict(self) | {"interval": list(self.interval)}
+        return jsonable(attrs.asdict(self))
 
 
 @attrs.frozen(kw_only=True)
@@ -92,6 +102,9 @@ class Calibration:
     candidates_tried: int
     #: every candidate of the grid: (knobs, multiplier of the certified ε or noise, measured regret)
     grid: tuple[tuple[dict[str, Any], float, float], ...] = ()
+    #: every candidate tried and refused, in the order tried: its knobs and the test that refused
+    #: it (the screen on two-way ties, or the first sequential test not decided "below")
+    refused: tuple[tuple[dict[str, Any], AdversaryCheck], ...] = ()
 
     @property
     def label(self) -> str:
@@ -164,11 +177,12 @@ class Calibration:
                 "label": self.label}
 
     def to_dict(self) -> dict[str, Any]:
-        return {"learner": self.learner, "n": self.n, "horizon": self.horizon, "rho": self.rho, "alpha": self.alpha,
+        return jsonable({"learner": self.learner, "n": self.n, "horizon": self.horizon, "rho": self.rho, "alpha": self.alpha,
                 "knobs": self.knobs, "label": self.label, "checks": [c.to_dict() for c in self.checks],
                 "reference": self.reference, "regret": self.regret, "certified_knobs": self.certified_knobs,
                 "certified_regret": self.certified_regret, "constant_regret": self.constant_regret,
-                "candidates_tried": self.candidates_tried}
+                "candidates_tried": self.candidates_tried,
+                "refused": [{"knobs": k, "by": c.to_dict()} for k, c in self.refused]})
 
 
 def _grid(
@@ -190,8 +204,12 @@ def _grid(
                     continue
                 out.append(({"block_size": B, "eps": eps}, m))
     elif name == "iid-experts":
-        out = [({"noise_scale": m}, m) for m in grid_m[::2]]  # 1, 2, 4, …: each candidate runs per step
-        out += [({"noise_scale": m}, m) for m in (4096.0, 16384.0, 65536.0)]  # the proof's noise is ~1e3 sqrt(t)
+        # noise_scale: the proof's noise is ~1e3·sqrt(t), so the grid reaches 2^16; K_constant: the
+        # paper's 1000 (the fallback never fires at practical T) and two that cap the regret at K
+        # by falling back to FTPL, which the replicability tests then judge.
+        scales = tuple(grid_m) + tuple(m for m in (2.0**11, 2.0**12, 2.0**14, 2.0**16) if m > max(grid_m))
+        for c in IID_K_CONSTANTS:
+            out += [({"noise_scale": m} if c == 1000.0 else {"noise_scale": m, "K_constant": c}, m) for m in scales]
     elif name == "split-commit":
         for frac in (0.05, 0.1, 0.25, 0.5):
             base = make("split-commit", n=n, horizon=horizon, seed=0, rho=rho, fraction=frac).params.eps
@@ -221,9 +239,11 @@ def calibrate(
     iid algorithm's ``noise_scale``, split-commit's ``fraction`` and ε — with the lowest measured
     regret on ``reference`` (default iid Bernoulli costs with means spread over [0.3, 0.7]) among
     those for which the sequential test decides "below ρ" on every adversary of ``adversaries``
-    (``"stress"``: ties, two-way ties, a crossing, a block-switch against the candidate's B, and the
-    worst :func:`replify.stress` finds at the candidate — for an iid-replicable learner, the iid
-    part only: ties, two-way ties and near-ties; or a list of (name, params)). Every
+    (``"stress"``: the reference itself, ties, two-way ties, a crossing, a block-switch against the
+    candidate's B, and the worst :func:`replify.stress` finds at the candidate — for an
+    iid-replicable learner, the iid part only: the reference, ties, two-way ties and near-ties; or
+    a list of (name, params)). ``iid-experts``' grid crosses ``noise_scale`` with ``K_constant``
+    (the paper's 1000, and values whose fallback can fire at practical T). Every
     candidate's regret is measured on ``regret_pairs`` pairs; candidates are then screened on 100
     pairs of two-way ties and tested in order of regret. ``budget`` caps the pairs the sequential
     tests and stress searches spend in all; each test stops at ``test_pairs``. ``block_fractions``
@@ -262,11 +282,14 @@ def calibrate(
     regrets = [measure(k, ref_name, ref_params, regret_pairs, seed).regret_mean for k in candidates]
     constant = evaluate("constant", ref_name, n=n, horizon=horizon, pairs=regret_pairs, seed=seed,
                         adversary_params=ref_params).regret_mean
-    # the certified point: the best regret among the candidates at multiplier 1
-    best_certified = int(np.argmin([r if m == 1.0 else np.inf for (_, m), r in zip(grid, regrets)]))
+    # the certified point: the best regret among the candidates at multiplier 1 (for iid-experts,
+    # with the paper's K_constant too: a smaller one loses the certificate)
+    best_certified = int(np.argmin([r if m == 1.0 and k.get("K_constant", 1000.0) >= 1000.0 else np.inf
+                                    for (k, m), r in zip(grid, regrets)]))
     certified, certified_regret = candidates[best_certified], regrets[best_certified]
     order = np.argsort(regrets, kind="stable")
     tried = 0
+    refused: list[tuple[dict[str, Any], AdversaryCheck]] = []
     for i in order.tolist():
         knobs = candidates[i]
         if used >= budget:
@@ -274,10 +297,13 @@ def calibrate(
         tried += 1
         screen = measure(knobs, "ties", {"k": 2, **scale}, SCREEN_PAIRS, seed + 2)
         if screen.rho_hat >= rho:
+            refused.append((dict(knobs), AdversaryCheck(adversary="ties", params={"k": 2, **scale}, decision="screened out",
+                                                         pairs=screen.pairs, rho_hat=screen.rho_hat, interval=screen.rho_ci)))
             continue
         block = int(knobs.get("block_size", 1))
         iid = spec_guarantee == "iid"
-        suite = (_suite(n, block, horizon, iid) if adversaries == "stress" else [(a, dict(p)) for a, p in adversaries])
+        suite = (_suite(n, block, horizon, iid, (ref_name, ref_params)) if adversaries == "stress"
+                 else [(a, dict(p)) for a, p in adversaries])
         suite = [(a, {**p, **scale} if a in ("ties", "crossing", "block-switch") else p) for a, p in suite]
         checks, passed = [], True
         if adversaries == "stress":
@@ -293,13 +319,15 @@ def calibrate(
                                          pairs=report.pairs, rho_hat=report.rho_hat, interval=report.sequential_interval))
             if report.decision != "below":
                 passed = False
+                refused.append((dict(knobs), checks[-1]))
                 break
         if passed:
             return Calibration(learner=name, n=n, horizon=horizon, rho=rho, alpha=alpha, knobs=dict(knobs),
                                checks=tuple(checks), reference=ref_name, regret=float(regrets[i]),
                                certified_knobs=dict(certified), certified_regret=float(certified_regret),
                                constant_regret=float(constant), candidates_tried=tried,
-                               grid=tuple((dict(k), float(m), float(r)) for (k, m), r in zip(grid, regrets)))
+                               grid=tuple((dict(k), float(m), float(r)) for (k, m), r in zip(grid, regrets)),
+                               refused=tuple(refused))
     raise InvalidArgumentError(
         f"calibrate({name!r}) found no candidate that the sequential test decided below rho={rho} on every adversary "
         f"within budget={budget} pairs ({tried} tried); raise budget or test_pairs, or use the certified parameters "

@@ -188,7 +188,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     for c in cal.checks:
         lo, hi = c.interval
         print(f"  {c.adversary:<16} {c.decision:<9} after {c.pairs:>4} pairs   rho_hat {c.rho_hat:.3f}   anytime-valid "
-              f"[{lo:.3f}, {hi:.3f}]   {json.dumps(c.params, sort_keys=True)}")
+              f"[{lo:.3f}, {hi:.3f}]   {json.dumps(c.to_dict()['params'], sort_keys=True)}")
     print(f"  regret on {cal.reference} (measured): calibrated {cal.regret:.1f}   certified {cal.certified_regret:.1f} "
           f"{json.dumps(cal.certified_knobs, sort_keys=True)}   constant {cal.constant_regret:.1f}")
     if args.json:

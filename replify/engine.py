@@ -17,6 +17,14 @@ bounded whatever the horizon:
   costs directly (``sample_sums``), the engine draws block sums and never a per-step cost.
   This is exact in law, not an approximation: regret and replicability have the same
   distribution as on the per-step path (the draws differ, so single results differ).
+* **segment path** — a learner whose blocks are not a fixed grid, or that must look at single
+  steps only sometimes (``iid-experts``: blocks of lengths T^{1−2^{−i}}, and a fallback check
+  that can fire only near its threshold), says segment by segment what it needs:
+  ``next_segment() -> (steps, summed)``; a summed segment is one exact ``sample_sums`` draw and
+  one ``advance(total, steps)``, any other is drawn step by step and played by ``run``. Pairs
+  run one after the other, each lane alone, and the two runs are compared over the union of
+  their segment boundaries. Exact in law, as the block-sum path; on the same costs it gives the
+  per-step path's results exactly (tested).
 
 Every sum that a result depends on is accumulated sequentially, in time order, so the per-step
 path gives the same floats as stepping the learners one step at a time — except that when an
@@ -174,6 +182,7 @@ class _Lanes:
         # Beyond MAX_SEGMENTS (learners without blocks at T > 3.3e7) the counts are not kept:
         # memory stays bounded, and the report says None rather than something approximate.
         self.disagree = np.zeros(segments, dtype=np.int32) if segments <= MAX_SEGMENTS else None
+        self.disagree_steps: np.ndarray | None = None  # the segment path's running differences
         # The drift between the two draws at up to DRIFT_SAMPLES transitions (block learners).
         self.drift_steps = self.drift = None
         if block is not None and -(-horizon // block) > 1:
@@ -266,25 +275,43 @@ class _Lanes:
         self.paid = accumulate(self.paid, paid)
         self.account_segments(actions, lengths, starts)
 
-    def account_segments(self, actions: np.ndarray, lengths: np.ndarray, starts: np.ndarray) -> None:
+    def account_segments(
+        self, actions: np.ndarray, lengths: np.ndarray, starts: np.ndarray, pair: int | None = None
+    ) -> None:
         """Agreement of the two runs of every pair over segments (steps or blocks) of the given
-        ``lengths`` starting at steps ``starts`` (0-based), with ``actions`` per lane and segment."""
+        ``lengths`` starting at steps ``starts`` (0-based), with ``actions`` per lane and segment.
+        With ``pair``, ``actions`` holds that pair's two lanes only, over segments of any lengths
+        (the segment path: its disagreement is spread over every step of a segment)."""
+        lanes = actions.shape[0]
+        sel = slice(None) if pair is None else slice(pair, pair + 1)
         if self.counts is not None:  # steps each lane spent on each expert (for the majority decoder)
-            lanes = actions.shape[0]
             flat = (np.arange(lanes)[:, None] * self.n + actions).ravel()
             weights = np.broadcast_to(lengths, actions.shape).ravel()
-            self.counts += np.bincount(flat, weights=weights, minlength=lanes * self.n).reshape(lanes, self.n)
+            lane_sel = slice(None) if pair is None else slice(2 * pair, 2 * pair + 2)
+            self.counts[lane_sel] += np.bincount(flat, weights=weights, minlength=lanes * self.n).reshape(lanes, self.n)
         a, b = actions[0::2], actions[1::2]
         same = a == b if self.problem == "experts" else (a == b).all(axis=-1)
-        self.agree += (same * lengths).sum(axis=1)
-        # Spread each segment's agreeing pairs over the time bins it overlaps.
+        self.agree[sel] += (same * lengths).sum(axis=1)
+        # Spread each segment's agreeing pairs over the time bins it overlaps: F(e), the agreeing
+        # pair-steps before step e, at every bin edge (segments are contiguous and in time order;
+        # O(segments + bins), whatever the number of segments).
         stops = starts + lengths
-        overlap = np.clip(
-            np.minimum(stops[:, None], self.edges[None, 1:]) - np.maximum(starts[:, None], self.edges[None, :-1]), 0, None
-        )
-        self.curve += same.sum(axis=0) @ overlap
-        new = (self.first == 0) & ~same.all(axis=1)
-        self.first[new] = starts[np.argmin(same[new], axis=1)] + 1
+        weight = same.sum(axis=0).astype(np.float64)
+        before = np.concatenate([[0.0], np.cumsum(weight * lengths)])
+        j = np.searchsorted(stops, self.edges, side="right")
+        inside = j < stops.size
+        jj = np.minimum(j, stops.size - 1)
+        part = np.where(inside, weight[jj] * np.clip(self.edges - starts[jj], 0, lengths[jj]), 0.0)
+        self.curve += np.diff(before[j] + part)
+        first = self.first[sel]  # a view: assigning into it sets self.first
+        new = (first == 0) & ~same.all(axis=1)
+        first[new] = starts[np.argmin(same[new], axis=1)] + 1
+        if pair is not None:
+            if self.disagree is not None:  # +1 on every step of each differing segment
+                differ = ~same[0]
+                np.add.at(self.disagree_steps, starts[differ], 1)
+                np.add.at(self.disagree_steps, (starts + lengths)[differ], -1)
+            return
         # Pieces of one block (cut by chunks) carry the same count: assign, don't add.
         if self.disagree is not None:
             live = lengths > 0  # the block path closes a chunk with an empty segment at its end
@@ -437,6 +464,76 @@ def _fast(state: _Lanes, block_cls: type, budget: int) -> None:
         prev = int(ends[-1])
 
 
+def _segment_learners(learners: list) -> bool:
+    """Learners that say, segment by segment, whether a segment's cost sum is all they need
+    (``next_segment() -> (steps, summed)``, ``advance(total, steps)``): ``iid-experts``."""
+    return all(callable(getattr(lr, "next_segment", None)) and callable(getattr(lr, "advance", None)) for lr in learners)
+
+
+def _play_lane(state: _Lanes, i: int) -> tuple[np.ndarray, np.ndarray]:
+    """Run lane ``i`` alone from step 0 to T, as its learner asks: a summed segment is one exact
+    ``sample_sums`` draw and one ``advance``; any other segment is drawn step by step and played
+    by the learner's ``run`` (or stepping). Returns the lane's actions run-length encoded: the
+    steps (0-based) where a new action starts, and the actions."""
+    lr, rng, n, horizon = state.learners[i], state.rngs[i], state.n, state.horizon
+    starts: list[np.ndarray] = []
+    acts: list[np.ndarray] = []
+    paid, cum, t = np.zeros(1), np.zeros(n), 0
+    while t < horizon:
+        steps, summed = lr.next_segment()
+        if not (isinstance(steps, (int, np.integer)) and 1 <= steps <= horizon - t):
+            raise InvalidArgumentError(
+                f"{type(lr).__name__}.next_segment() at step {t} must give 1..{horizon - t} steps; got {steps!r}"
+            )
+        if summed:
+            action = check_action(lr.act(), n=n, problem=state.problem, step=t + 1, source="learner.act()")
+            lo, hi = np.array([t]), np.array([t + steps])
+            total = np.asarray(state.seq.sample_sums(rng, lo, hi), dtype=np.float64)
+            if total.shape != (1, n):
+                raise CostError(f"the adversary's sample_sums(rng, starts, stops) must return sums of shape (1, {n}); "
+                                f"got shape {total.shape}")
+            state.check_sums(total[None], lo, hi)
+            lr.advance(total[0].copy(), int(steps))
+            paid = accumulate(paid, step_costs(np.array([action]), total)[None])
+            cum = cum + total[0]
+            starts.append(lo)
+            acts.append(np.array([action]))
+        else:
+            rows = np.empty((int(steps), n))
+            state.draw_lane(i, t, t + steps, rows)
+            actions = _run_lane(lr, rows.copy(), n, state.problem, t)
+            paid = accumulate(paid, step_costs(actions, rows)[None])
+            cum = accumulate(cum, rows.T)
+            change = np.concatenate([[0], np.flatnonzero(actions[1:] != actions[:-1]) + 1])
+            starts.append(t + change)
+            acts.append(actions[change])
+        t += int(steps)
+        if not np.isfinite(cum).all():
+            raise CostError(f"the adversary drew non-finite costs by step {t}")
+    state._full[i] = None  # a whole-sequence adversary's draw: this lane is done with it
+    state.paid[i], state.cum[i] = paid[0], cum
+    s, a = np.concatenate(starts), np.concatenate(acts)
+    keep = np.concatenate([[True], a[1:] != a[:-1]])  # a block and the next may play the same action
+    return s[keep], a[keep]
+
+
+def _segments(state: _Lanes) -> None:
+    """The segment path: pair by pair, each lane run alone (:func:`_play_lane`), then the two
+    runs compared over the union of their segment boundaries. Memory: two lanes' run-length
+    encoded actions at a time, and one per-step count array below ``MAX_SEGMENTS`` steps."""
+    horizon = state.horizon
+    if state.disagree is not None:
+        state.disagree_steps = np.zeros(horizon + 1, dtype=np.int32)
+    for p in range(len(state.learners) // 2):
+        (sa, aa), (sb, ab) = _play_lane(state, 2 * p), _play_lane(state, 2 * p + 1)
+        starts = np.union1d(sa, sb)
+        actions = np.stack([aa[np.searchsorted(sa, starts, side="right") - 1],
+                            ab[np.searchsorted(sb, starts, side="right") - 1]])
+        state.account_segments(actions, np.diff(np.append(starts, horizon)), starts, pair=p)
+    if state.disagree is not None:
+        state.disagree = np.cumsum(state.disagree_steps[:-1], dtype=np.int32)
+
+
 def simulate(
     build: Callable[[np.random.SeedSequence], Any],
     seq: Any,
@@ -490,16 +587,19 @@ def _simulate(
         state = _Lanes(learners, rngs, seq, n=n, horizon=horizon, action_set=action_set,
                        block=learners[0].block_size if block_cls is not None else None,
                        domain=getattr(learners[0], "domain", None) or domain)
-        can_fast = block_cls is not None and callable(getattr(seq, "sample_sums", None))
+        segmented = block_cls is None and _segment_learners(learners)
+        can_fast = (block_cls is not None or segmented) and callable(getattr(seq, "sample_sums", None))
         if fast_path and not can_fast:
             raise InvalidArgumentError(
-                "fast_path=True needs block learners (the paper's replicable algorithms or a wrapped learner) "
+                "fast_path=True needs block learners (the paper's replicable algorithms, iid-experts or a wrapped learner) "
                 f"and an adversary that can draw block sums; got {type(learners[0]).__name__} and {type(seq).__name__}"
             )
         use_fast = can_fast and fast_path is not False
         if block_cls is not None:
             state.start_blocks()
-        if use_fast:
+        if use_fast and segmented:
+            _segments(state)
+        elif use_fast:
             _fast(state, block_cls, budget)
         else:
             _per_step(state, block_cls, budget)

@@ -32,11 +32,12 @@ from .sequential import holm
 from .plugins import registry
 
 
-def _jsonable(value: Any) -> Any:
+def jsonable(value: Any) -> Any:
+    """``value`` with numpy arrays and scalars (at any depth) made plain JSON values."""
     if isinstance(value, Mapping):
-        return {str(k): _jsonable(v) for k, v in value.items()}
+        return {str(k): jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple, np.ndarray)):
-        return [_jsonable(v) for v in value]
+        return [jsonable(v) for v in value]
     if isinstance(value, np.generic):
         return value.item()
     return value
@@ -44,7 +45,7 @@ def _jsonable(value: Any) -> Any:
 
 def row_key(config: Mapping[str, Any]) -> str:
     """The configuration as canonical JSON: identifies a row in a results file."""
-    return json.dumps(_jsonable(config), sort_keys=True)
+    return json.dumps(jsonable(config), sort_keys=True)
 
 
 def row_seed(seed: int, config: Mapping[str, Any]) -> int:
@@ -135,7 +136,7 @@ def grid(
             "learner": learner, "adversary": adversary, "horizon": int(T), "n": int(n),
             "rho": float(rho) if takes_rho else None,
             "block_multiplier": float(mult) if spec.parameters is not None else None,
-            "adversary_params": _jsonable(dict((adversary_params or {}).get(adversary, {}))),
+            "adversary_params": jsonable(dict((adversary_params or {}).get(adversary, {}))),
         }
         key = row_key(config)
         if key not in seen:
@@ -150,7 +151,7 @@ def identity(config: Mapping[str, Any], *, pairs: int, sweep_seed: int, options:
     when all of these match."""
     from . import __version__
 
-    return json.dumps(_jsonable({"config": config, "pairs": pairs, "sweep_seed": sweep_seed, "options": options,
+    return json.dumps(jsonable({"config": config, "pairs": pairs, "sweep_seed": sweep_seed, "options": options,
                                  "replify_version": __version__}), sort_keys=True)
 
 
@@ -159,7 +160,7 @@ def _row_identity(row: Any) -> str | None:
         return None
     if not {"pairs", "sweep_seed", "options", "replify_version"} <= set(row):
         return None  # a row written before rows carried their settings: kept, never reused
-    return json.dumps(_jsonable({k: row[k] for k in ("config", "pairs", "sweep_seed", "options", "replify_version")}),
+    return json.dumps(jsonable({k: row[k] for k in ("config", "pairs", "sweep_seed", "options", "replify_version")}),
                       sort_keys=True)
 
 
@@ -260,7 +261,7 @@ def _run_row(config: Mapping[str, Any], *, seed: int, pairs: int, evaluate_kw: M
         config["learner"], config["adversary"], n=config["n"], horizon=config["horizon"], pairs=pairs, seed=s,
         rho=config["rho"], adversary_params=config["adversary_params"] or None, **extra, **evaluate_kw,
     )
-    return {"config": dict(config), "seed": s, "replify_version": __version__, "report": _jsonable(report.to_dict()),
+    return {"config": dict(config), "seed": s, "replify_version": __version__, "report": jsonable(report.to_dict()),
             "pairs": pairs, "sweep_seed": seed, "options": _options(evaluate_kw)}
 
 

@@ -99,3 +99,28 @@ def test_an_iid_learner_is_held_to_the_iid_part_of_the_suite():
     assert {a for a, _ in iid} == {"ties"} and len(iid) == 3
     assert {a for a, _ in full} == {"ties", "crossing", "block-switch"}
     assert ("block-switch", {"block_size": 100, "offset": 99, "gap": 0.05}) in full
+    reference = ("iid-bernoulli", {"means": [0.3, 0.5, 0.7]})
+    assert _suite(10, 100, 1000, iid=True, reference=reference)[0] == reference  # tested first: where it must learn
+    assert _suite(10, 100, 1000, reference=reference)[0] == reference
+
+
+def test_the_calibrated_learner_is_replicable_on_the_reference_it_learns_on(calibration):
+    first = calibration.checks[0]
+    assert first.adversary == "iid-bernoulli" and first.decision == "below"
+
+
+def test_iid_experts_calibration_refuses_what_fails_a_test_and_says_which():
+    # K_constant = 0.1 puts the fallback threshold within reach at T = 20 000: on spread means it
+    # fires and caps the regret, so those candidates learn best and are tried first; FTPL then
+    # takes over step by step at a data-dependent step. The calibration must not return a
+    # candidate whose tests did not all decide "below", and it records who refused what.
+    cal = replify.calibrate("iid-experts", n=5, horizon=20_000, rho=0.2, seed=0, budget=30_000, multipliers=(1.0, 8.0, 32.0))
+    assert any(k.get("K_constant") == 0.1 for k, _, _ in cal.grid)
+    ranked = sorted(cal.grid, key=lambda g: g[2])
+    assert ranked[0][0].get("K_constant") == 0.1  # the fallback's candidates learn best ...
+    refused = {json.dumps(k, sort_keys=True): c for k, c in cal.refused}
+    assert json.dumps(ranked[0][0], sort_keys=True) in refused  # ... and were tried and refused
+    assert all(c.decision != "below" for c in refused.values())
+    assert cal.candidates_tried == len(cal.refused) + 1 and cal.knobs not in [k for k, _ in cal.refused]
+    assert cal.checks[0].adversary == "iid-bernoulli" and all(c.decision == "below" for c in cal.checks)
+    assert json.loads(json.dumps(cal.to_dict()))["refused"][0]["by"]["decision"] != "below"

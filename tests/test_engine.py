@@ -207,3 +207,88 @@ def test_integer_costs_are_summed_in_any_order_and_stay_bit_identical(scale, mon
     report = replify.evaluate(build, seq, n=4, horizon=700, pairs=5, seed=3, fast_path=False)
     ref = reference(build, seq, n=4, horizon=700, pairs=5, seed=3)
     assert np.array_equal(report.regret, ref[3]) and np.array_equal(report.first_divergence, ref[2])
+
+
+class FixedRows:
+    """0/1 costs that are a fixed function of the lane's seed (not of how they are drawn): the
+    segment path and the per-step path then see exactly the same costs, and every sum is exact."""
+
+    integer_costs = True
+
+    def __init__(self, n, horizon):
+        self.n, self.horizon = n, horizon
+
+    def rows(self, rng):
+        seq = rng.bit_generator.seed_seq
+        local = np.random.default_rng(np.random.SeedSequence(seq.entropy, spawn_key=seq.spawn_key))
+        means = np.linspace(0.6, 0.4, self.n)  # close means (pairs part); expert 0, played first, the worst
+        return (local.random((self.horizon, self.n)) < means).astype(float)
+
+    def sample(self, rng):
+        return self.rows(rng)
+
+    def sample_chunk(self, rng, start, stop):
+        return self.rows(rng)[start:stop]
+
+    def sample_sums(self, rng, starts, stops):
+        c = np.concatenate([np.zeros((1, self.n)), np.cumsum(self.rows(rng), axis=0)])
+        return c[np.asarray(stops)] - c[np.asarray(starts)]
+
+
+def _iid_threshold_constant(T, n, rho, threshold):
+    """The K_constant that puts iid-experts' fallback threshold at ``threshold``."""
+    ll = math.log(math.log(T))
+    unit_K = (1 / rho) * ll**2 * math.log(n * ll / rho) * math.sqrt(T)
+    return (threshold + 2 * math.sqrt(T * math.log(n))) / unit_K
+
+
+@pytest.mark.parametrize("threshold", [1e9, 120.0, 40.0])
+def test_iid_experts_segment_path_equals_the_per_step_path_on_the_same_costs(threshold, monkeypatch):
+    # The same costs on both paths: every outcome, the agreement curve and the per-step
+    # disagreement must be equal. Threshold 1e9: blocks summed whole; 120: summed up to near the
+    # threshold, then steps (MIN_SUMMED lowered so that both happen at this T), the fallback firing
+    # in most lanes near t = 800; 40: it fires early (t ~ 200) and FTPL runs step by step after it.
+    from replify_plugins import iid_experts
+
+    monkeypatch.setattr(iid_experts, "MIN_SUMMED", 16)
+    monkeypatch.setattr(iid_experts, "CHUNK_ROWS", 97)
+    T, n, rho = 2000, 4, 0.3
+    C = _iid_threshold_constant(T, n, rho, threshold)
+    seq = FixedRows(n, T)
+    kw = dict(n=n, horizon=T, pairs=6, seed=5, rho=rho, K_constant=C, noise_scale=1.0 if threshold < 1e9 else 500.0)
+    fast = replify.evaluate("iid-experts", seq, fast_path=True, **kw)
+    slow = replify.evaluate("iid-experts", seq, fast_path=False, **kw)
+    assert fast.fast_path and not slow.fast_path
+    for field in ("identical", "agreement", "first_divergence", "regret", "action_counts", "constant_regret",
+                  "agreement_curve", "disagreement_counts"):
+        assert np.array_equal(getattr(fast, field), getattr(slow, field)), field
+    assert slow.rho_hat > 0  # pairs that part: first divergences and disagreement are exercised
+
+
+def test_iid_experts_advance_refuses_what_next_segment_did_not_offer():
+    learner = replify.make("iid-experts", n=3, horizon=1000, seed=0, rho=0.1)
+    steps, summed = learner.next_segment()
+    assert summed and steps == learner.params.block_lengths[0]
+    with pytest.raises(replify.errors.InvalidArgumentError, match=r"can take at most 32 summed steps"):
+        learner.advance(np.zeros(3), steps + 1)
+    with pytest.raises(replify.errors.InvalidArgumentError, match=r"total must be 3 finite cost sums"):
+        learner.advance(np.array([1.0, np.nan, 0.0]), steps)
+
+
+def test_iid_experts_segment_path_has_the_law_of_the_per_step_path():
+    # The fallback fires in some pairs and not in others (threshold 150 at T = 3000): both laws
+    # are spread out. m = 1500 pairs per path; two-sample bounds with total false alarm 1e-6 as in
+    # test_the_fast_path_has_the_law_of_the_per_step_path: d = 2 sqrt(ln(4/1e-6) / (2m)) for the
+    # failure rates, the fallback rates and the KS distance of the per-pair mean regrets.
+    m, T, n, rho = 1500, 3000, 3, 0.3
+    kw = dict(n=n, horizon=T, pairs=m, rho=rho, K_constant=_iid_threshold_constant(T, n, rho, 150.0),
+              noise_scale=30.0, adversary_params={"means": [0.45, 0.5, 0.55]})
+    fast = replify.evaluate("iid-experts", "iid-bernoulli", seed=1, fast_path=True, **kw)
+    slow = replify.evaluate("iid-experts", "iid-bernoulli", seed=2, fast_path=False, **kw)
+    d = 2 * math.sqrt(math.log(4 / 1e-6) / (2 * m))
+    assert 0.1 < slow.rho_hat < 0.9
+    assert abs(fast.rho_hat - slow.rho_hat) <= d
+    a, b = np.sort(fast.regret.mean(axis=1)), np.sort(slow.regret.mean(axis=1))
+    grid = np.union1d(a, b)
+    assert np.abs(np.searchsorted(a, grid, side="right") / m - np.searchsorted(b, grid, side="right") / m).max() <= d
+    assert abs(fast.agreement_mean - slow.agreement_mean) <= d
