@@ -45,6 +45,32 @@ def engine_vs_floor(pairs=200, T=10**5, n=10):
     return engine, floor
 
 
+class UserBernoulli:
+    """An adversary written the way a user would: only ``sample(rng)``, a whole sequence a call."""
+
+    def __init__(self, n, horizon, means):
+        self.n, self.horizon, self.means = n, horizon, np.asarray(means)
+
+    def sample(self, rng):
+        return (rng.random((self.horizon, self.n)) < self.means).astype(float)
+
+
+def user_adversary_vs_floor(learner, pairs=100, T=10**5, n=10, **kw):
+    """evaluate() on a user's whole-sequence adversary, over merely drawing its sequences."""
+    seq = UserBernoulli(n, T, np.linspace(0.3, 0.7, n))
+    replify.evaluate(learner, seq, n=n, horizon=T, pairs=2, seed=0, **kw)  # warm: imports, plugin loading
+    root = seed_sequence(0)
+
+    def draw():
+        for k in range(pairs):
+            for side in (0, 1):
+                seq.sample(np.random.default_rng(child(root, DATA, k, side)))
+
+    floor, _ = timed(draw)
+    engine, _ = timed(lambda: replify.evaluate(learner, seq, n=n, horizon=T, pairs=pairs, seed=0, **kw))
+    return engine, floor
+
+
 def naive_pair(seq, root, k, T, n):
     """What a user would otherwise write: two learners per pair, stepped one step at a time."""
     runs, regrets = [], []
@@ -67,6 +93,12 @@ def main() -> None:
     engine, floor = engine_vs_floor()
     results.append(("engine (fast path off) / drawing the costs, ftplb-star n=10 T=1e5 200 pairs", engine / floor, "<= 1.5", engine / floor <= 1.5))
     print(f"  engine {engine:.2f}s, floor {floor:.2f}s")
+
+    for learner, kw in (("ftplb-star", {"rho": 0.1, "block_size": 1000}), ("hedge", {})):
+        user, user_floor = user_adversary_vs_floor(learner, **kw)
+        results.append((f"engine / drawing the costs, a user's sample()-only adversary, {learner} n=10 T=1e5 100 pairs",
+                        user / user_floor, "<= 1.5", user / user_floor <= 1.5))
+        print(f"  user adversary, {learner}: engine {user:.2f}s, floor {user_floor:.2f}s")
 
     T, n, few = 10**5, 10, 3
     seq = replify.make_adversary("iid-bernoulli", n=n, horizon=T, seed=0)

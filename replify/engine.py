@@ -222,13 +222,22 @@ class _Lanes:
             self.check_rows(out, t0)
             return
         # An adversary that can only draw whole sequences: draw once per lane, then slice.
+        out[...] = self.full_rows(i)[t0:t1]
+
+    def full_rows(self, i: int, check: bool = True) -> np.ndarray:
+        """Lane ``i``'s whole draw from an adversary that only has ``sample(rng)``: drawn once,
+        its shape checked, and its domain too unless ``check=False`` (the caller checks it slice
+        by slice); kept until the lane's group ends (one pair)."""
         if self._full[i] is None:
-            full = np.asarray(self.seq.sample(rng))
+            full = np.asarray(self.seq.sample(self.rngs[i]))
             if full.shape != (self.horizon, self.n):
                 raise CostError(f"the adversary must sample costs of shape ({self.horizon}, {self.n}); got shape {full.shape}")
+            if full.dtype != np.float64 or not full.flags.writeable:
+                full = np.array(full, dtype=np.float64)  # ours to fold (fold_blocks restores what it touches)
+            if check:
+                self.check_rows(full, 0)
             self._full[i] = full
-        out[...] = self._full[i][t0:t1]
-        self.check_rows(out, t0)
+        return self._full[i]
 
     def check_rows(self, rows: np.ndarray, t0: int) -> None:
         """Refuse costs outside the learner's declared domain: two extrema (and the rows' ℓ1
@@ -379,6 +388,9 @@ def _per_step(state: _Lanes, block_cls: type | None, budget: int) -> None:
         # An adversary whose costs are all integers lets the sums be taken in any order (exact).
         any_order = bool(getattr(state.seq, "integer_costs", False))
         rows = max(1, min(budget // (n * 8), LANE_CHUNK_BYTES // (n * 8)))
+        if not callable(getattr(state.seq, "sample_chunk", None)):
+            _whole_blocks(state, block_cls, rows, any_order)
+            return
         buf = np.empty((rows, n))
         for t0 in range(0, horizon, rows):
             t1 = min(horizon, t0 + rows)
@@ -402,6 +414,32 @@ def _per_step(state: _Lanes, block_cls: type | None, budget: int) -> None:
         actions = np.stack([_run_lane(lr, costs[i].copy(), n, state.problem, t0) for i, lr in enumerate(state.learners)])
         state.set_cum(accumulate(state.cum, costs.transpose(0, 2, 1)), t1)
         state.account(actions, step_costs(actions, costs), np.ones(t1 - t0), np.arange(t0, t1))
+
+
+def _whole_blocks(state: _Lanes, block_cls: type, rows: int, any_order: bool) -> None:
+    """Block learners on an adversary that draws whole sequences (one pair per group): each
+    lane's draw is checked and folded slice by cache-sized slice (a view: no copy; the data are
+    read from memory once for both), its block sums kept, and all blocks decided in one call."""
+    lanes, n, horizon, b = len(state.learners), state.n, state.horizon, state.learners[0].block_size
+    ends = block_ends(0, horizon, b, horizon)
+    sums, totals = np.empty((lanes, ends.size, n)), np.empty((lanes, ends.size, n))
+    for i in range(lanes):
+        full = state.full_rows(i, check=False)
+        done = 0  # blocks ended so far in this lane
+        for t0 in range(0, horizon, rows):
+            t1 = min(horizon, t0 + rows)
+            chunk = full[t0:t1]
+            state.check_rows(chunk, t0)
+            cut = block_ends(t0, t1, b, horizon)
+            s_i, tot_i, acc_i = fold_blocks(chunk[None], state.cum[i : i + 1], state.acc[i : i + 1], cut - t0, b, any_order)
+            sums[i, done : done + cut.size], totals[i, done : done + cut.size] = s_i[0], tot_i[0]
+            state.acc[i] = acc_i[0]
+            if cut.size:
+                state.cum[i] = tot_i[0, -1]
+            done += cut.size
+        state.cum[i] = 0.0  # _blocks takes the totals from here on
+        state._full[i] = None  # this lane's costs are folded: free them before the next lane draws
+    _blocks(state, block_cls, ends, sums, totals, 0, horizon)
 
 
 def _blocks(state: _Lanes, block_cls: type, ends: np.ndarray, sums: np.ndarray, totals: np.ndarray, t0: int, t1: int) -> None:
@@ -464,14 +502,20 @@ def _fast(state: _Lanes, block_cls: type, budget: int) -> None:
         prev = int(ends[-1])
 
 
+#: Bytes of one lane's chunk on the pair-by-pair path: the learner, the engine and numpy make a
+#: few temporaries of this size, small beside the one sequence a whole-sequence adversary draws.
+PAIR_CHUNK_BYTES = 2 * 2**20
+
+
 def _segment_learners(learners: list) -> bool:
     """Learners that say, segment by segment, whether a segment's cost sum is all they need
     (``next_segment() -> (steps, summed)``, ``advance(total, steps)``): ``iid-experts``."""
     return all(callable(getattr(lr, "next_segment", None)) and callable(getattr(lr, "advance", None)) for lr in learners)
 
 
-def _play_lane(state: _Lanes, i: int) -> tuple[np.ndarray, np.ndarray]:
-    """Run lane ``i`` alone from step 0 to T, as its learner asks: a summed segment is one exact
+def _play_lane(state: _Lanes, i: int, sums: bool, chunk_rows: int) -> tuple[np.ndarray, np.ndarray]:
+    """Run lane ``i`` alone from step 0 to T, as its learner asks (``next_segment``; a learner
+    without it takes chunks of ``chunk_rows`` steps): with ``sums``, a summed segment is one exact
     ``sample_sums`` draw and one ``advance``; any other segment is drawn step by step and played
     by the learner's ``run`` (or stepping). Returns the lane's actions run-length encoded: the
     steps (0-based) where a new action starts, and the actions."""
@@ -479,13 +523,14 @@ def _play_lane(state: _Lanes, i: int) -> tuple[np.ndarray, np.ndarray]:
     starts: list[np.ndarray] = []
     acts: list[np.ndarray] = []
     paid, cum, t = np.zeros(1), np.zeros(n), 0
+    segment = getattr(lr, "next_segment", None)
     while t < horizon:
-        steps, summed = lr.next_segment()
+        steps, summed = segment() if callable(segment) else (min(chunk_rows, horizon - t), False)
         if not (isinstance(steps, (int, np.integer)) and 1 <= steps <= horizon - t):
             raise InvalidArgumentError(
                 f"{type(lr).__name__}.next_segment() at step {t} must give 1..{horizon - t} steps; got {steps!r}"
             )
-        if summed:
+        if summed and sums:
             action = check_action(lr.act(), n=n, problem=state.problem, step=t + 1, source="learner.act()")
             lo, hi = np.array([t]), np.array([t + steps])
             total = np.asarray(state.seq.sample_sums(rng, lo, hi), dtype=np.float64)
@@ -517,15 +562,18 @@ def _play_lane(state: _Lanes, i: int) -> tuple[np.ndarray, np.ndarray]:
     return s[keep], a[keep]
 
 
-def _segments(state: _Lanes) -> None:
-    """The segment path: pair by pair, each lane run alone (:func:`_play_lane`), then the two
-    runs compared over the union of their segment boundaries. Memory: two lanes' run-length
-    encoded actions at a time, and one per-step count array below ``MAX_SEGMENTS`` steps."""
+def _pair_by_pair(state: _Lanes, sums: bool, budget: int) -> None:
+    """Pair by pair, each lane run alone (:func:`_play_lane`), then the two runs compared over
+    the union of their segment boundaries: the segment path (``sums``), and the path of an
+    adversary that only draws whole sequences (a lane's draw is freed once the lane has run).
+    Memory: one lane's costs and two lanes' run-length encoded actions at a time, and one
+    per-step count array below ``MAX_SEGMENTS`` steps."""
     horizon = state.horizon
+    rows = max(1, min(budget, PAIR_CHUNK_BYTES) // (state.n * 8))
     if state.disagree is not None:
         state.disagree_steps = np.zeros(horizon + 1, dtype=np.int32)
     for p in range(len(state.learners) // 2):
-        (sa, aa), (sb, ab) = _play_lane(state, 2 * p), _play_lane(state, 2 * p + 1)
+        (sa, aa), (sb, ab) = _play_lane(state, 2 * p, sums, rows), _play_lane(state, 2 * p + 1, sums, rows)
         starts = np.union1d(sa, sb)
         actions = np.stack([aa[np.searchsorted(sa, starts, side="right") - 1],
                             ab[np.searchsorted(sb, starts, side="right") - 1]])
@@ -570,8 +618,12 @@ def _simulate(
     budget = MEMORY_BUDGET if budget is None else budget
     parts = []
     disagree = None  # summed group by group: one array per worker, whatever the number of pairs
-    for g0 in range(0, len(pair_ids), MAX_GROUP_PAIRS):
-        ids = list(pair_ids[g0 : g0 + MAX_GROUP_PAIRS])
+    # An adversary that can only draw whole sequences (``sample(rng)``, the documented minimum)
+    # runs one pair at a time: its lanes' (T, n) draws are alive only while their pair runs, so
+    # peak memory is two sequences (plus O(blocks·n)) whatever the number of pairs.
+    group = MAX_GROUP_PAIRS if callable(getattr(seq, "sample_chunk", None)) else 1
+    for g0 in range(0, len(pair_ids), group):
+        ids = list(pair_ids[g0 : g0 + group])
         learners, rngs = [], []
         for k in ids:
             pair_seed = child(root, INTERNAL, k)
@@ -597,10 +649,13 @@ def _simulate(
         use_fast = can_fast and fast_path is not False
         if block_cls is not None:
             state.start_blocks()
+        whole = not callable(getattr(seq, "sample_chunk", None))  # the adversary draws whole sequences only
         if use_fast and segmented:
-            _segments(state)
+            _pair_by_pair(state, True, budget)
         elif use_fast:
             _fast(state, block_cls, budget)
+        elif whole and block_cls is None:
+            _pair_by_pair(state, False, budget)
         else:
             _per_step(state, block_cls, budget)
         params = getattr(learners[0], "params", None)

@@ -13,8 +13,7 @@ from .checks import check_int, check_learner, check_real, check_rho, public
 from .errors import InvalidArgumentError
 from .actions import ActionSet
 from .engine import Outcomes, simulate
-from .factory import make, make_adversary
-from .plugins import registry
+from .factory import learner_builder, make_adversary
 from .randomness import ADVERSARY, INTERNAL, Streams, child, seed_sequence
 from .certificates import UnionBound
 from .sequential import BetaBinomialCS, batches
@@ -276,7 +275,7 @@ class Report:
 
 @public
 def evaluate(
-    learner: str | Callable[[np.random.SeedSequence], Any],
+    learner: str | Callable[..., Any],
     adversary: str | Any,
     *,
     n: int,
@@ -300,7 +299,10 @@ def evaluate(
     """Measure replicability and regret over ``pairs`` paired runs (paper §2).
 
     ``learner`` is a registered name (built with :func:`replify.make`, passing on ``rho``,
-    ``actions`` and ``overrides`` such as ``block_size=``) or a callable ``seed -> learner``. Pair k builds the learner twice from the
+    ``actions`` and ``overrides`` such as ``block_size=``), a learner factory called with keyword
+    arguments ``n``, ``horizon``, ``rng`` (a class such as the README's ``MyHedge``, or
+    ``functools.partial(MyHedge, eta=0.1)``; ``rho`` and ``overrides`` are passed to it), or a
+    callable ``seed -> learner``. Pair k builds the learner twice from the
     same seed — the two runs share R — and runs one copy on each of two independent draws S, S'
     of ``adversary`` (a registered name built with ``adversary_params``, or a distribution
     sequence). The adversary is built once, from the evaluation seed's ``adversary`` stream.
@@ -346,21 +348,7 @@ def evaluate(
             )
         seq, adversary_label = adversary, type(adversary).__name__
 
-    spec = None
-    if isinstance(learner, str):
-        spec = registry().learner(learner)
-        name = learner
-        build = lambda s: make(name, n=n, horizon=horizon, seed=s, rho=rho, actions=actions, **overrides)  # noqa: E731
-        label = learner
-    else:
-        if not callable(learner):
-            raise InvalidArgumentError(f"learner must be a registered name or a callable seed -> learner, got {learner!r}")
-        given = [k for k, v in (("rho", rho), *overrides.items()) if v is not None]
-        if given:
-            raise InvalidArgumentError(
-                f"{', '.join(given)} applies only when learner is a registered name; pass it inside your callable"
-            )
-        build, label = learner, getattr(learner, "__qualname__", type(learner).__name__)
+    build, label, spec = learner_builder(learner, n=n, horizon=horizon, rho=rho, actions=actions, overrides=overrides)
 
     _check_sequence(seq, n=n, horizon=horizon, label=adversary_label)
     # One learner built here, before any pair: a broken factory fails now with a clear message,

@@ -26,7 +26,7 @@ import numpy as np
 from .checks import check_int, check_rho, public
 from .errors import InvalidArgumentError, ReplifyWarning
 from .evaluation import evaluate
-from .plugins import registry
+from .factory import learner_builder
 from .stats import clopper_pearson
 
 #: The families :func:`stress` searches by default (coin and lazy-leader-trap only at n = 2).
@@ -130,8 +130,9 @@ def stress(
 ) -> StressResult:
     """Search the stress suite (``ties``, ``crossing``, ``block-switch``; ``coin`` and
     ``lazy-leader-trap`` at n = 2) for the adversary with the highest failure rate against
-    ``learner`` (a registered name, built with ``rho`` and ``learner_params`` as
-    :func:`replify.evaluate` builds it, or a callable ``seed -> learner``), by successive halving over
+    ``learner`` (a registered name or a learner factory taking n, horizon, rng, built with ``rho``
+    and ``learner_params`` as :func:`replify.evaluate` builds it; or a callable ``seed -> learner``),
+    by successive halving over
     ``candidates_per_family`` random candidates per family within ``budget`` pairs in all.
     Block-switch candidates use the learner's own block size (the algorithm and B are public).
     Learners whose domain is ℓ1-bounded get costs scaled by 1/n. Returns a :class:`StressResult`.
@@ -149,12 +150,10 @@ def stress(
         chosen = [f for f in chosen if f not in ("coin", "lazy-leader-trap")]  # both are two-expert adversaries
         if not chosen:
             raise InvalidArgumentError(f"families {list(families or [])} need n = 2; got n={n}")
-    label = learner if isinstance(learner, str) else getattr(learner, "__qualname__", type(learner).__name__)
-    kw = dict(learner_params, rho=rho) if isinstance(learner, str) else {}
-    if not isinstance(learner, str) and (rho is not None or learner_params):
-        raise InvalidArgumentError("rho and learner parameters apply only when learner is a registered name")
+    build, label, spec = learner_builder(learner, n=n, horizon=horizon, rho=rho, overrides=learner_params)
+    kw = {} if build is learner else dict(learner_params, rho=rho)  # a seed -> learner callable takes nothing else
 
-    block, scale, domain = _learner_shape(learner, n=n, horizon=horizon, seed=seed, kw=kw)
+    block, scale, domain = _learner_shape(build, spec, n=n, seed=seed)
     if domain is not None and domain.low > -1.0:  # its day-1 bonus is a cost of -1
         chosen = [f for f in chosen if f != "lazy-leader-trap"]
     rng = np.random.default_rng(_seed(seed, "candidates"))
@@ -191,19 +190,15 @@ def stress(
                         candidates=tuple(found))
 
 
-def _learner_shape(learner: Any, *, n: int, horizon: int, seed: int, kw: dict[str, Any]) -> tuple[int, float, Any]:
+def _learner_shape(build: Callable[[Any], Any], spec: Any, *, n: int, seed: int) -> tuple[int, float, Any]:
     """The learner's block size (1 without blocks), the cost scale its domain needs, and the domain."""
-    from .factory import make
     from .randomness import INTERNAL, child, seed_sequence
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ReplifyWarning)
-        if isinstance(learner, str):
-            built = make(learner, n=n, horizon=horizon, seed=seed, **{k: v for k, v in kw.items() if v is not None})
-        else:
-            built = learner(child(seed_sequence(seed), INTERNAL, 0))
+        built = build(child(seed_sequence(seed), INTERNAL, 0))
     domain = getattr(built, "domain", None)
-    if domain is None and isinstance(learner, str):
-        domain = registry().learner(learner).domain
+    if domain is None and spec is not None:
+        domain = spec.domain
     scale = 1.0 / n if domain is not None and domain.l1 else 1.0
     return int(getattr(built, "block_size", 1)), scale, domain

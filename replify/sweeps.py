@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import inspect
 import itertools
 import json
 import math
@@ -27,7 +28,7 @@ import numpy as np
 from .checks import check_int, check_output_path, public
 from .errors import InvalidArgumentError, ReplifyWarning, ResultsFileWarning, SweepLockedError, warn
 from .evaluation import evaluate
-from .factory import rho_optional
+from .factory import label_of, rho_optional, takes_rng
 from .sequential import holm
 from .plugins import registry
 
@@ -79,7 +80,7 @@ class SweepResult:
             for key, value in row["report"].items():
                 if key in ("rho_ci", "regret_ci"):
                     flat[f"{key}_low"], flat[f"{key}_high"] = value
-                elif key not in ("params", "agreement_curve", "seed", "concentration", "transition_divergence",
+                elif key not in ("learner", "params", "agreement_curve", "seed", "concentration", "transition_divergence",
                                  "transition_bound", "learning_gain_ci", "max_step_disagreement_ci"):
                     flat[key] = value
             params = row["report"].get("params") or {}
@@ -100,9 +101,74 @@ class SweepResult:
         return pd.DataFrame.from_records(self.records())
 
 
+@attrs.frozen
+class LearnerEntry:
+    """One learner of a sweep: its ``label`` (the row's ``learner``), what :func:`evaluate` is
+    given (a registered name, a factory taking n, horizon, rng, or a callable seed -> learner)
+    and the ``overrides`` passed with it (``eps``, ``block_size``, hyperparameters)."""
+
+    label: str
+    learner: Any
+    overrides: dict[str, Any]
+
+    @property
+    def spec(self) -> Any:
+        return registry().learner(self.learner) if isinstance(self.learner, str) else None
+
+    def takes_rho(self) -> bool:
+        if self.spec is not None:
+            return self.spec.parameters is not None or self.spec.guarantee is not None
+        return takes_rng(self.learner) and _accepts(self.learner, "rho")
+
+
+def _accepts(factory: Any, name: str) -> bool:
+    try:
+        return name in inspect.signature(factory).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def learner_entries(learners: Sequence[Any]) -> list[LearnerEntry]:
+    """A sweep's ``learners``: each a registered name, a Python callable (a learner factory taking
+    n, horizon, rng — a class, or a ``functools.partial`` of one — or a callable seed -> learner),
+    or a dict ``{"learner": name or callable, "label": "...", **overrides}`` that gives a label
+    (required to tell two configurations of one callable apart) and per-configuration overrides
+    (``eps``, ``block_size``, hyperparameters)."""
+    entries, labels = [], {}
+    for item in learners:
+        if isinstance(item, Mapping):
+            if "learner" not in item:
+                raise InvalidArgumentError(f"a learner given as a dict needs a 'learner' key (a name or a callable); got {dict(item)!r}")
+            rest = {k: v for k, v in item.items() if k not in ("learner", "label")}
+            obj = item["learner"]
+            label = item.get("label")
+        else:
+            obj, rest, label = item, {}, None
+        if isinstance(obj, str):
+            registry().learner(obj)  # unknown names fail here, before any row runs
+        elif not callable(obj):
+            raise InvalidArgumentError(
+                f"learners must be registered names, callables or dicts with a 'learner' key; got {obj!r} ({type(obj).__name__})"
+            )
+        if label is None:
+            label = obj if isinstance(obj, str) else label_of(obj)
+            if rest:
+                label += "(" + ", ".join(f"{k}={v!r}" for k, v in sorted(rest.items())) + ")"
+        if not isinstance(label, str) or not label:
+            raise InvalidArgumentError(f"a learner's label must be a non-empty string; got {label!r}")
+        if label in labels and (labels[label].learner is not obj or labels[label].overrides != rest):
+            raise InvalidArgumentError(
+                f"two learners of the sweep have the label {label!r}: give each its own with {{'label': ...}}"
+            )
+        entry = LearnerEntry(label, obj, dict(rest))
+        labels[label] = entry
+        entries.append(entry)
+    return entries
+
+
 def grid(
     *,
-    learners: Sequence[str],
+    learners: Sequence[Any],
     adversaries: Sequence[str],
     horizons: Sequence[int],
     ns: Sequence[int],
@@ -111,7 +177,8 @@ def grid(
     adversary_params: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> list[dict[str, Any]]:
     """The configurations of a sweep, in order. A learner without theorem parameters (a
-    baseline) runs once per (adversary, T, n), with no ρ and no block-size multiplier."""
+    baseline) runs once per (adversary, T, n), with no ρ and no block-size multiplier; so does a
+    callable's, which gets ρ only when it accepts ``rho``. ``learners`` as in :func:`learner_entries`."""
     for name, value in (("learners", learners), ("adversaries", adversaries), ("horizons", horizons), ("ns", ns),
                         ("rhos", rhos), ("block_multipliers", block_multipliers)):
         if isinstance(value, (str, bytes)) or not isinstance(value, Sequence) or len(value) == 0:
@@ -126,18 +193,22 @@ def grid(
     for n in ns:
         check_int("ns[...]", n, minimum=2)
     configs, seen = [], set()
-    for learner, adversary, T, n, rho, mult in itertools.product(learners, adversaries, horizons, ns, rhos, block_multipliers):
-        spec = registry().learner(learner)
-        takes_rho = spec.parameters is not None or spec.guarantee is not None
-        if takes_rho and rho is None and not rho_optional(spec.factory):
-            raise InvalidArgumentError(f"learner {learner!r} needs rho: give the sweep a list of rhos")
+    entries = learner_entries(learners)
+    for entry, adversary, T, n, rho, mult in itertools.product(entries, adversaries, horizons, ns, rhos, block_multipliers):
+        spec = entry.spec
+        takes_rho = entry.takes_rho() and "rho" not in entry.overrides
+        if takes_rho and rho is None and spec is not None and not rho_optional(spec.factory):
+            raise InvalidArgumentError(f"learner {entry.label!r} needs rho: give the sweep a list of rhos")
         takes_rho = takes_rho and rho is not None
+        scaled = spec is not None and spec.parameters is not None and "block_size" not in entry.overrides
         config = {
-            "learner": learner, "adversary": adversary, "horizon": int(T), "n": int(n),
+            "learner": entry.label, "adversary": adversary, "horizon": int(T), "n": int(n),
             "rho": float(rho) if takes_rho else None,
-            "block_multiplier": float(mult) if spec.parameters is not None else None,
+            "block_multiplier": float(mult) if scaled else None,
             "adversary_params": jsonable(dict((adversary_params or {}).get(adversary, {}))),
         }
+        if entry.overrides:  # absent when empty: rows of plain names keep their keys
+            config["overrides"] = jsonable(entry.overrides)
         key = row_key(config)
         if key not in seen:
             seen.add(key)
@@ -246,11 +317,13 @@ def _locked(path: Path) -> Iterator[None]:
         fh.close()
 
 
-def _run_row(config: Mapping[str, Any], *, seed: int, pairs: int, evaluate_kw: Mapping[str, Any]) -> dict[str, Any]:
+def _run_row(
+    config: Mapping[str, Any], *, seed: int, pairs: int, evaluate_kw: Mapping[str, Any], entry: LearnerEntry
+) -> dict[str, Any]:
     from . import __version__
 
-    spec = registry().learner(config["learner"])
-    extra: dict[str, Any] = {}
+    spec = entry.spec
+    extra: dict[str, Any] = dict(entry.overrides)
     if config["block_multiplier"] is not None:
         with warnings.catch_warnings():  # only the theorem's B is wanted here, not its clipping
             warnings.simplefilter("ignore", ReplifyWarning)
@@ -258,7 +331,7 @@ def _run_row(config: Mapping[str, Any], *, seed: int, pairs: int, evaluate_kw: M
         extra["block_size"] = max(1, min(config["horizon"], round(config["block_multiplier"] * theorem.block_size_theorem)))
     s = row_seed(seed, config)
     report = evaluate(
-        config["learner"], config["adversary"], n=config["n"], horizon=config["horizon"], pairs=pairs, seed=s,
+        entry.learner, config["adversary"], n=config["n"], horizon=config["horizon"], pairs=pairs, seed=s,
         rho=config["rho"], adversary_params=config["adversary_params"] or None, **extra, **evaluate_kw,
     )
     return {"config": dict(config), "seed": s, "replify_version": __version__, "report": jsonable(report.to_dict()),
@@ -274,7 +347,7 @@ def _options(evaluate_kw: Mapping[str, Any]) -> dict[str, Any]:
 @public
 def sweep(
     *,
-    learners: Sequence[str],
+    learners: Sequence[Any],
     adversaries: Sequence[str],
     horizons: Sequence[int],
     ns: Sequence[int],
@@ -290,6 +363,13 @@ def sweep(
     **evaluate_kw: Any,
 ) -> SweepResult:
     """Evaluate every configuration of the grid (see :func:`grid`) with ``pairs`` pairs.
+
+    ``learners`` holds registered names, Python callables (a learner factory taking n, horizon,
+    rng, such as a class or a ``functools.partial`` of one, or a callable seed -> learner) and
+    dicts ``{"learner": ..., "label": ..., **overrides}`` for per-configuration overrides (``eps``,
+    ``block_size``, hyperparameters) — see :func:`learner_entries`. A row is identified by the
+    learner's label and overrides: a callable's code is not part of it, so give a changed callable
+    a new label (or a new file) rather than reuse rows computed with the old one.
 
     ``block_multipliers`` scale each learner's theorem block size (the ρ̂-against-block-size
     curve). With ``path``, each row is appended (and flushed to disk) to that JSONL file as soon as
@@ -311,6 +391,7 @@ def sweep(
         learners=learners, adversaries=adversaries, horizons=horizons, ns=ns, rhos=rhos,
         block_multipliers=block_multipliers, adversary_params=adversary_params,
     )
+    entries = {e.label: e for e in learner_entries(learners)}
     out = None if path is None else check_output_path(path, what="path")
     if target is not None:
         # each row tests at alpha/m so that it runs until its evidence can survive Holm's adjustment
@@ -330,7 +411,7 @@ def sweep(
             if row is None:
                 with warnings.catch_warnings(record=True) as record:
                     warnings.simplefilter("always", ReplifyWarning)
-                    row = _run_row(config, seed=seed, pairs=pairs, evaluate_kw=evaluate_kw)
+                    row = _run_row(config, seed=seed, pairs=pairs, evaluate_kw=evaluate_kw, entry=entries[config["learner"]])
                 caught += [w for w in record if issubclass(w.category, ReplifyWarning)]
                 if out is not None:
                     with out.open("a") as fh:

@@ -292,3 +292,39 @@ def test_iid_experts_segment_path_has_the_law_of_the_per_step_path():
     grid = np.union1d(a, b)
     assert np.abs(np.searchsorted(a, grid, side="right") / m - np.searchsorted(b, grid, side="right") / m).max() <= d
     assert abs(fast.agreement_mean - slow.agreement_mean) <= d
+
+
+@pytest.mark.parametrize("learner", ["ftplb-star", "hedge"])
+def test_a_whole_sequence_adversary_runs_in_two_sequences_of_memory(learner):
+    # A user's adversary with only sample(rng): 8 pairs at n = 10, T = 10^6 (76 MiB a sequence).
+    # Kept for all of a group's lanes, as before, it took 16 sequences; one pair at a time, each
+    # lane's draw freed once folded or played, the peak above the interpreter's is at most two
+    # sequences plus the engine's chunks (2 MiB each) and the learner's state: bound 2 x 76 + 40 MiB.
+    code = (
+        "import resource, warnings, numpy as np, replify\n"
+        "warnings.simplefilter('ignore')\n"
+        "class User:\n"
+        "    def __init__(self, n, horizon): self.n, self.horizon = n, horizon\n"
+        "    def sample(self, rng): return rng.random((self.horizon, self.n))\n"
+        f"kw = {{'rho': 0.1}} if {learner!r} != 'hedge' else {{}}\n"
+        "replify.evaluate('constant', User(10, 100), n=10, horizon=100, pairs=2, seed=0)\n"
+        "base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+        f"replify.evaluate({learner!r}, User(10, 10**6), n=10, horizon=10**6, pairs=8, seed=0, **kw)\n"
+        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True, timeout=600)
+    grown_mib = int(out.stdout.split()[-1]) / 2**10
+    sequence_mib = 10**6 * 10 * 8 / 2**20
+    assert grown_mib < 2 * sequence_mib + 40, f"peak grew by {grown_mib:.0f} MiB"
+
+
+@pytest.mark.parametrize("case", ["hedge", "step-only", "ftplb-star", "iid-experts switching"])
+def test_a_whole_sequence_adversary_gives_the_per_step_results(case, monkeypatch):
+    # The pair-by-pair path (whole-sequence adversaries) against the reference, with small
+    # chunks so that a lane is played in many pieces.
+    monkeypatch.setattr(engine, "PAIR_CHUNK_BYTES", 4 * 8 * 37)
+    seq = UniformCosts(4, 700, chunked=False)
+    report = replify.evaluate(CASES[case], seq, n=4, horizon=700, pairs=5, seed=11)
+    identical, agreement, first, regret = reference(CASES[case], seq, n=4, horizon=700, pairs=5, seed=11)
+    assert np.array_equal(report.identical, identical) and np.array_equal(report.first_divergence, first)
+    assert np.array_equal(report.agreement, agreement) and np.array_equal(report.regret, regret)

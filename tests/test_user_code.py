@@ -1,0 +1,127 @@
+"""The engine for users' own code (issue 12): a learner class, a partial of one, or a callable
+seed -> learner wherever a learner is accepted; sweeps over Python callables with overrides."""
+
+import functools
+import json
+
+import numpy as np
+import pytest
+
+import replify
+from replify.errors import InvalidArgumentError
+from replify.randomness import INTERNAL, child, seed_sequence
+
+from conftest import RandomHedge
+
+
+class TunedHedge:
+    """A user's learner with a hyperparameter: exponential weights at rate ``eta``, greedy (so
+    that its runs part on close means), with rho accepted and recorded (a replicable learner of
+    the user's)."""
+
+    def __init__(self, *, n, horizon, rng, eta=0.5, rho=None):
+        self.n, self.horizon, self.eta, self.rho = n, horizon, eta, rho
+        self.loss = np.zeros(n)
+        self.noise = rng.random(n) * 1e-9
+
+    def act(self):
+        return int(np.argmin(self.eta * self.loss - self.noise))
+
+    def update(self, cost):
+        self.loss += cost
+
+
+def test_evaluate_accepts_a_learner_class_as_it_is():
+    report = replify.evaluate(RandomHedge, "iid-bernoulli", n=4, horizon=500, pairs=6, seed=0)
+    by_hand = replify.evaluate(lambda s: RandomHedge(n=4, horizon=500, rng=np.random.default_rng(s)), "iid-bernoulli",
+                               n=4, horizon=500, pairs=6, seed=0)
+    assert report.learner == "MyHedge"
+    # the class is built as the callable builds it: rng = default_rng(the pair's seed)
+    assert np.array_equal(report.regret, by_hand.regret) and np.array_equal(report.identical, by_hand.identical)
+
+
+def test_a_partial_and_overrides_reach_the_users_factory():
+    a = replify.evaluate(functools.partial(TunedHedge, eta=2.0), "iid-bernoulli", n=3, horizon=300, pairs=4, seed=1)
+    b = replify.evaluate(TunedHedge, "iid-bernoulli", n=3, horizon=300, pairs=4, seed=1, eta=2.0, rho=0.3)
+    assert a.learner == "TunedHedge(eta=2.0)"
+    assert np.array_equal(a.regret, b.regret)
+    seen = []
+
+    def spy(*, n, horizon, rng, **kw):
+        seen.append(kw)
+        return TunedHedge(n=n, horizon=horizon, rng=rng, **kw)
+
+    replify.evaluate(spy, "iid-bernoulli", n=3, horizon=50, pairs=2, seed=0, eta=0.7, rho=0.2)
+    assert seen and all(kw == {"eta": 0.7, "rho": 0.2} for kw in seen)
+
+
+def test_what_a_users_factory_cannot_take_is_refused_by_name():
+    with pytest.raises(InvalidArgumentError, match=r"learner factory 'MyHedge' does not accept 'block_size'; it accepts horizon, n, rng"):
+        replify.evaluate(RandomHedge, "iid-bernoulli", n=3, horizon=100, pairs=2, seed=0, block_size=10)
+    with pytest.raises(InvalidArgumentError, match=r"rho applies only when learner is a registered name or a factory .* callable seed -> learner"):
+        replify.evaluate(lambda s: RandomHedge(n=3, horizon=100, rng=np.random.default_rng(s)), "iid-bernoulli", n=3,
+                         horizon=100, pairs=2, seed=0, rho=0.1)
+    with pytest.raises(replify.errors.ArgumentTypeError, match=r'argument "learner" \(int did not match'):
+        replify.evaluate(3, "iid-bernoulli", n=3, horizon=100, pairs=2, seed=0)
+
+
+def test_a_learner_class_runs_the_same_in_parallel():
+    kw = dict(n=4, horizon=400, pairs=6, seed=2)
+    one = replify.evaluate(TunedHedge, "iid-bernoulli", n_jobs=1, **kw)
+    two = replify.evaluate(TunedHedge, "iid-bernoulli", n_jobs=2, **kw)
+    assert one.to_dict(per_pair=True) == two.to_dict(per_pair=True)
+
+
+def test_stress_and_the_coin_reduction_take_a_learner_class():
+    found = replify.stress(TunedHedge, n=2, horizon=400, budget=64, seed=0, eta=1.0)
+    assert found.learner == "TunedHedge" and found.pairs_used <= 64
+    # A greedy leader on ties parts its runs; 64 pairs: the worst candidate's rate is high.
+    assert found.worst.rho_hat > 0.3
+    from replify.lower_bounds import coin_reduction
+
+    coin = coin_reduction(TunedHedge, horizon=400, pairs=4, seed=0, K=4)
+    assert coin.trials == 8
+
+
+def test_sweep_over_names_callables_and_overrides(tmp_path):
+    learners = [
+        "hedge",
+        RandomHedge,
+        {"learner": functools.partial(TunedHedge, eta=0.3), "label": "tuned-0.3"},
+        {"learner": TunedHedge, "eta": 3.0},
+        {"learner": "ftplb-star", "eps": 0.01, "block_size": 100},
+    ]
+    kw = dict(adversaries=["iid-bernoulli"], horizons=[400], ns=[3], pairs=4, seed=0, rhos=[0.1])
+    with pytest.warns(replify.errors.ReplicabilityWarning):  # ftplb-star's eps=0.01 does not certify 0.1
+        res = replify.sweep(learners=learners, path=tmp_path / "s.jsonl", **kw)
+    records = {r["learner"]: r for r in res.records()}
+    assert list(records) == ["hedge", "MyHedge", "tuned-0.3", "TunedHedge(eta=3.0)", "ftplb-star(block_size=100, eps=0.01)"]
+    assert records["ftplb-star(block_size=100, eps=0.01)"]["block_size"] == 100
+    assert records["ftplb-star(block_size=100, eps=0.01)"]["eps"] == 0.01
+    assert records["TunedHedge(eta=3.0)"]["rho"] == 0.1  # it accepts rho
+    assert records["MyHedge"]["rho"] is None  # it does not
+    # each row is what evaluate gives for the same learner and row seed
+    row = res.rows[3]
+    direct = replify.evaluate(TunedHedge, "iid-bernoulli", n=3, horizon=400, pairs=4, seed=row["seed"], rho=0.1, eta=3.0)
+    assert row["report"]["regret_mean"] == direct.regret_mean
+    # rows are reused from the file by label and overrides
+    again = replify.sweep(learners=learners, path=tmp_path / "s.jsonl", **kw)  # reused rows: nothing runs, nothing warns
+    assert again.reused == len(learners)
+    lines = [json.loads(x) for x in (tmp_path / "s.jsonl").read_text().splitlines()]
+    assert lines[4]["config"]["overrides"] == {"block_size": 100, "eps": 0.01}
+
+
+def test_sweep_refuses_two_learners_under_one_label():
+    with pytest.raises(InvalidArgumentError, match=r"two learners of the sweep have the label 'x'"):
+        replify.sweep(learners=[{"learner": TunedHedge, "label": "x"}, {"learner": RandomHedge, "label": "x"}],
+                      adversaries=["iid-bernoulli"], horizons=[100], ns=[3], pairs=2, seed=0)
+    with pytest.raises(InvalidArgumentError, match=r"a learner given as a dict needs a 'learner' key"):
+        replify.sweep(learners=[{"eta": 1.0}], adversaries=["iid-bernoulli"], horizons=[100], ns=[3], pairs=2, seed=0)
+
+
+def test_the_factory_build_is_the_pairs_learner():
+    from replify.factory import learner_builder
+
+    build, label, spec = learner_builder(TunedHedge, n=3, horizon=10, overrides={"eta": 0.25})
+    learner = build(child(seed_sequence(0), INTERNAL, 0))
+    assert isinstance(learner, TunedHedge) and learner.eta == 0.25 and spec is None and label == "TunedHedge"
