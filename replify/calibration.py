@@ -16,7 +16,7 @@ about other adversaries).
 from __future__ import annotations
 
 import warnings
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import attrs
 import numpy as np
@@ -25,6 +25,7 @@ from .checks import check_int, check_rho, public
 from .errors import InvalidArgumentError, ReplifyWarning
 from .evaluation import evaluate
 from .factory import make
+from .progress import reporter
 from .stress import stress
 from .sweeps import jsonable
 from .theory import certified_eps
@@ -235,13 +236,14 @@ def calibrate(
     seed: int = 0,
     adversaries: str | Sequence[tuple[str, Mapping[str, Any]]] = "stress",
     reference: tuple[str, Mapping[str, Any]] | None = None,
-    budget: int = 40_000,
+    budget: int = 80_000,
     alpha: float = 0.05,
     regret_pairs: int = 40,
     refine_pairs: int = 400,
-    test_pairs: int = 2000,
+    test_pairs: int = 4000,
     block_fractions: Sequence[float] = BLOCK_FRACTIONS,
     multipliers: Sequence[float] = MULTIPLIERS,
+    progress: bool | Callable[[int, int], None] | None = None,
 ) -> Calibration:
     """Calibrate ``name`` (one of ``ftplb-star``, ``fllb``, ``iid-experts``, ``split-commit``) for
     (n, T, ρ): the knobs — block size and ε (a multiple of :func:`replify.certified_eps`), the
@@ -259,7 +261,9 @@ def calibrate(
     pairs: the minimum of noisy estimates is biased low. ``budget`` caps the pairs the sequential
     tests and stress searches spend in all; each test stops at ``test_pairs``. ``block_fractions``
     (of T) and ``multipliers`` (of the certified ε or noise; 1 is the certified point) set the
-    grid. Returns a :class:`Calibration`.
+    grid. ``progress=True`` draws a bar (regret measurements, then test pairs against the
+    budget); a callable ``progress(done, total)`` is called as they are spent. Returns a
+    :class:`Calibration`.
     """
     if name not in CALIBRATABLE:
         raise InvalidArgumentError(f"calibrate supports {list(CALIBRATABLE)}; got {name!r}")
@@ -274,87 +278,98 @@ def calibrate(
     scale = {"scale": 1.0 / n} if name == "fllb" else {}  # FLLB takes l1-bounded costs
     if scale and ref_name == "iid-bernoulli":
         ref_params.setdefault("scale", 1.0 / n)
-    used = 0
+    used = measured = 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ReplifyWarning)
+        grid = _grid(name, n=n, horizon=horizon, rho=rho, fractions=block_fractions, multipliers=multipliers)
+    # progress: regret measurements (one unit each) and then the tests' pairs against the budget
+    work = len(grid) + min(REFINE_TOP, len(grid)) + budget
+    bar = reporter(progress, f"calibrate {name}")
 
     def measure(knobs: dict[str, Any], adversary: str, params: Mapping[str, Any], pairs: int, s: int, **kw: Any) -> Any:
-        nonlocal used
+        nonlocal used, measured
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ReplifyWarning)
             report = evaluate(name, adversary, n=n, horizon=horizon, pairs=pairs, seed=s, rho=rho,
                               adversary_params=dict(params), **knobs, **kw)
         if kw.get("sequential"):
             used += report.pairs  # the budget is for the tests (and stress searches) that back the claim
+        else:
+            measured += 1
+        if bar is not None:
+            bar(min(work, measured + used), work)
         return report
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ReplifyWarning)
-        grid = _grid(name, n=n, horizon=horizon, rho=rho, fractions=block_fractions, multipliers=multipliers)
-    candidates = [k for k, _ in grid]
-    # Regret: a first estimate of every candidate on regret_pairs pairs, then the REFINE_TOP best
-    # again on refine_pairs (a learner whose regret hangs on a few random picks, like iid-experts,
-    # is ranked by noise on 40 pairs); candidates are tried in the refined order.
-    regrets = [measure(k, ref_name, ref_params, regret_pairs, seed).regret_mean for k in candidates]
-    top = np.argsort(regrets, kind="stable")[:REFINE_TOP].tolist()
-    for i in top:
-        regrets[i] = measure(candidates[i], ref_name, ref_params, refine_pairs, seed).regret_mean
-    certified_point = [m == 1.0 and k.get("K_constant", 1000.0) >= 1000.0 for k, m in grid]
-    # the certified point: the best first estimate among the candidates at multiplier 1 (for
-    # iid-experts, with the paper's K_constant too: a smaller one loses the certificate)
-    best_certified = int(np.argmin([r if c else np.inf for c, r in zip(certified_point, regrets)]))
-    certified = candidates[best_certified]
-    rest = [i for i in np.argsort(regrets, kind="stable").tolist() if i not in top]
-    order = sorted(top, key=regrets.__getitem__) + rest
-    tried = 0
-    refused: list[tuple[dict[str, Any], AdversaryCheck]] = []
-    for i in order:
-        knobs = candidates[i]
-        if used >= budget:
-            break
-        tried += 1
-        screen = measure(knobs, "ties", {"k": 2, **scale}, SCREEN_PAIRS, seed + 2)
-        if screen.rho_hat >= rho:
-            refused.append((dict(knobs), AdversaryCheck(adversary="ties", params={"k": 2, **scale}, decision="screened out",
-                                                         pairs=screen.pairs, rho_hat=screen.rho_hat, interval=screen.rho_ci)))
-            continue
-        block = int(knobs.get("block_size", 1))
-        iid = spec_guarantee == "iid"
-        suite = (_suite(n, block, horizon, iid, (ref_name, ref_params)) if adversaries == "stress"
-                 else [(a, dict(p)) for a, p in adversaries])
-        suite = [(a, {**p, **scale} if a in ("ties", "crossing", "block-switch") else p) for a, p in suite]
-        checks, passed = [], True
-        if adversaries == "stress":
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", ReplifyWarning)
-                found = stress(name, n=n, horizon=horizon, rho=rho, budget=min(400, max(100, budget - used)),
-                               seed=seed, families=["ties"] if iid else None, **knobs)
-            used += found.pairs_used
-            suite.append((found.worst.family, found.worst.params))
-        for adversary, params in suite:
-            report = measure(knobs, adversary, params, test_pairs, seed + 1, target=rho, sequential=True, alpha=alpha)
-            checks.append(AdversaryCheck(adversary=adversary, params=dict(params), decision=report.decision,
-                                         pairs=report.pairs, rho_hat=report.rho_hat, interval=report.sequential_interval))
-            if report.decision != "below":
-                passed = False
-                refused.append((dict(knobs), checks[-1]))
+    try:
+        candidates = [k for k, _ in grid]
+        # Regret: a first estimate of every candidate on regret_pairs pairs, then the REFINE_TOP best
+        # again on refine_pairs (a learner whose regret hangs on a few random picks, like iid-experts,
+        # is ranked by noise on 40 pairs); candidates are tried in the refined order.
+        regrets = [measure(k, ref_name, ref_params, regret_pairs, seed).regret_mean for k in candidates]
+        top = np.argsort(regrets, kind="stable")[:REFINE_TOP].tolist()
+        for i in top:
+            regrets[i] = measure(candidates[i], ref_name, ref_params, refine_pairs, seed).regret_mean
+        certified_point = [m == 1.0 and k.get("K_constant", 1000.0) >= 1000.0 for k, m in grid]
+        # the certified point: the best first estimate among the candidates at multiplier 1 (for
+        # iid-experts, with the paper's K_constant too: a smaller one loses the certificate)
+        best_certified = int(np.argmin([r if c else np.inf for c, r in zip(certified_point, regrets)]))
+        certified = candidates[best_certified]
+        rest = [i for i in np.argsort(regrets, kind="stable").tolist() if i not in top]
+        order = sorted(top, key=regrets.__getitem__) + rest
+        tried = 0
+        refused: list[tuple[dict[str, Any], AdversaryCheck]] = []
+        for i in order:
+            knobs = candidates[i]
+            if used >= budget:
                 break
-        if passed:
-            # The regrets reported are measured afresh (new pairs): the minimum of noisy estimates
-            # is biased low. constant's is its expectation over the expert it draws, on the same
-            # fresh draws as the calibrated learner's.
-            final = measure(knobs, ref_name, ref_params, refine_pairs, seed + 3)
-            cert = measure(certified, ref_name, ref_params, refine_pairs, seed + 3)
-            constant = (float(np.mean(final.constant_regret)) if final.constant_regret is not None else
-                        evaluate("constant", ref_name, n=n, horizon=horizon, pairs=refine_pairs, seed=seed + 3,
-                                 adversary_params=ref_params).regret_mean)
-            return Calibration(learner=name, n=n, horizon=horizon, rho=rho, alpha=alpha, knobs=dict(knobs),
-                               checks=tuple(checks), reference=ref_name, regret=float(final.regret_mean),
-                               regret_ci=tuple(map(float, final.regret_ci)),
-                               certified_knobs=dict(certified), certified_regret=float(cert.regret_mean),
-                               constant_regret=float(constant), candidates_tried=tried,
-                               grid=tuple((dict(k), float(m), float(r)) for (k, m), r in zip(grid, regrets)),
-                               refused=tuple(refused))
-    raise InvalidArgumentError(
-        f"calibrate({name!r}) found no candidate that the sequential test decided below rho={rho} on every adversary "
-        f"within budget={budget} pairs ({tried} tried); raise budget or test_pairs, or use the certified parameters "
-        f"{certified}"
-    )
+            tried += 1
+            screen = measure(knobs, "ties", {"k": 2, **scale}, SCREEN_PAIRS, seed + 2)
+            if screen.rho_hat >= rho:
+                refused.append((dict(knobs), AdversaryCheck(adversary="ties", params={"k": 2, **scale}, decision="screened out",
+                                                             pairs=screen.pairs, rho_hat=screen.rho_hat, interval=screen.rho_ci)))
+                continue
+            block = int(knobs.get("block_size", 1))
+            iid = spec_guarantee == "iid"
+            suite = (_suite(n, block, horizon, iid, (ref_name, ref_params)) if adversaries == "stress"
+                     else [(a, dict(p)) for a, p in adversaries])
+            suite = [(a, {**p, **scale} if a in ("ties", "crossing", "block-switch") else p) for a, p in suite]
+            checks, passed = [], True
+            if adversaries == "stress":
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", ReplifyWarning)
+                    found = stress(name, n=n, horizon=horizon, rho=rho, budget=min(400, max(100, budget - used)),
+                                   seed=seed, families=["ties"] if iid else None, **knobs)
+                used += found.pairs_used
+                suite.append((found.worst.family, found.worst.params))
+            for adversary, params in suite:
+                report = measure(knobs, adversary, params, test_pairs, seed + 1, target=rho, sequential=True, alpha=alpha)
+                checks.append(AdversaryCheck(adversary=adversary, params=dict(params), decision=report.decision,
+                                             pairs=report.pairs, rho_hat=report.rho_hat, interval=report.sequential_interval))
+                if report.decision != "below":
+                    passed = False
+                    refused.append((dict(knobs), checks[-1]))
+                    break
+            if passed:
+                # The regrets reported are measured afresh (new pairs): the minimum of noisy estimates
+                # is biased low. constant's is its expectation over the expert it draws, on the same
+                # fresh draws as the calibrated learner's.
+                final = measure(knobs, ref_name, ref_params, refine_pairs, seed + 3)
+                cert = measure(certified, ref_name, ref_params, refine_pairs, seed + 3)
+                constant = (float(np.mean(final.constant_regret)) if final.constant_regret is not None else
+                            evaluate("constant", ref_name, n=n, horizon=horizon, pairs=refine_pairs, seed=seed + 3,
+                                     adversary_params=ref_params).regret_mean)
+                return Calibration(learner=name, n=n, horizon=horizon, rho=rho, alpha=alpha, knobs=dict(knobs),
+                                   checks=tuple(checks), reference=ref_name, regret=float(final.regret_mean),
+                                   regret_ci=tuple(map(float, final.regret_ci)),
+                                   certified_knobs=dict(certified), certified_regret=float(cert.regret_mean),
+                                   constant_regret=float(constant), candidates_tried=tried,
+                                   grid=tuple((dict(k), float(m), float(r)) for (k, m), r in zip(grid, regrets)),
+                                   refused=tuple(refused))
+        raise InvalidArgumentError(
+            f"calibrate({name!r}) found no candidate that the sequential test decided below rho={rho} on every adversary "
+            f"within budget={budget} pairs ({tried} tried); raise budget or test_pairs, or use the certified parameters "
+            f"{certified}"
+        )
+    finally:
+        if bar is not None:
+            bar.close()

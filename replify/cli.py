@@ -142,21 +142,17 @@ def _report_table(report: Any) -> str:
 def cmd_run(args: argparse.Namespace) -> int:
     import replify
 
-    from .progress import Progress
-
     _check_outputs(args)
     overrides = _params(args.param)
     for key in ("block_size", "eps"):
         if getattr(args, key) is not None:
             overrides[key] = getattr(args, key)
-    progress = Progress(f"replify run {args.name}", enabled=False if args.quiet else None)
     report = replify.evaluate(
         args.name, args.adversary, n=args.n, horizon=args.T, pairs=args.pairs, seed=args.seed, rho=args.rho,
         adversary_params=_params(args.adversary_param, "--adversary-param") or None, n_jobs=args.n_jobs,
-        fast_path=False if args.no_fast_path else None, progress=progress,
+        fast_path=False if args.no_fast_path else None, progress=_bar(args, f"replify run {args.name}"),
         target=args.decide, sequential=args.decide is not None, **overrides,
     )
-    progress.close()
     print(_report_table(report))
     spec = replify.learners()[args.name]
     if spec.guarantee is not None and spec.problem == "experts" and not args.no_references and args.name != "constant":
@@ -181,7 +177,8 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     import replify
 
     _check_outputs(args)
-    cal = replify.calibrate(args.name, n=args.n, horizon=args.T, rho=args.rho, seed=args.seed, budget=args.budget)
+    cal = replify.calibrate(args.name, n=args.n, horizon=args.T, rho=args.rho, seed=args.seed, budget=args.budget,
+                            progress=_bar(args, f"replify calibrate {args.name}"))
     print(f"replify calibrate {cal.learner}: n={cal.n}, T={cal.horizon}, rho={cal.rho}, {cal.candidates_tried} candidates tried")
     print(f"  knobs            {json.dumps(cal.knobs, sort_keys=True)}")
     print(f"  claim            {cal.label}")
@@ -207,7 +204,8 @@ def cmd_stress(args: argparse.Namespace) -> int:
 
     _check_outputs(args)
     result = replify.stress(args.name, n=args.n, horizon=args.T, rho=args.rho, budget=args.budget, seed=args.seed,
-                            families=args.family or None, **_params(args.param))
+                            families=args.family or None, progress=_bar(args, f"replify stress {args.name}"),
+                            **_params(args.param))
     w = result.worst
     lo, hi = w.rho_ci
     print(f"replify stress {result.learner}: n={result.n}, T={result.horizon}, rho={result.rho}, "
@@ -227,8 +225,6 @@ def cmd_stress(args: argparse.Namespace) -> int:
 def cmd_sweep(args: argparse.Namespace) -> int:
     import replify
 
-    from .progress import Progress
-
     path = Path(args.config)
     if not path.is_file():
         raise ReplifyError(f"config file {str(path)!r} not found")
@@ -246,14 +242,12 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         raise ReplifyError(f"config file {str(path)!r} is missing {missing}")
     out = args.output or config.get("output") or str(path.with_suffix(".jsonl"))
     _check_outputs(args, plot=config.get("plot"), output=out)
-    progress = Progress("replify sweep", enabled=False if args.quiet else None, delay=0.0)
     result = replify.sweep(
         learners=config["learners"], adversaries=config["adversaries"], horizons=config["horizons"], ns=config["ns"],
         rhos=config.get("rhos", [None]), block_multipliers=config.get("block_multipliers", [1.0]),
         adversary_params=config.get("adversary_params"), pairs=config["pairs"], seed=config["seed"], path=out,
-        progress=progress, n_jobs=config.get("n_jobs", 1), fast_path=config.get("fast_path"),
+        progress=_bar(args, "replify sweep"), n_jobs=config.get("n_jobs", 1), fast_path=config.get("fast_path"),
     )
-    progress.close()
     for rec in result.records():
         print(
             f"{rec['learner']:<12} {rec['adversary']:<16} T={rec['horizon']:<9} n={rec['n']:<4} rho={rec['rho']} "
@@ -271,11 +265,20 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     return 0
 
 
+def _bar(args: argparse.Namespace, label: str) -> Any:
+    """The CLI's progress bar: on a terminal's stderr, unless ``--quiet`` (tqdm when installed)."""
+    from .progress import reporter
+
+    if getattr(args, "quiet", False) or not sys.stderr.isatty():
+        return None
+    return reporter(True, label)
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     from .lower_bounds import DEMOS
 
     _check_outputs(args)
-    demo = DEMOS[args.demo](quick=args.quick, seed=args.seed)
+    demo = DEMOS[args.demo](quick=args.quick, seed=args.seed, progress=_bar(args, f"replify demo {args.demo}"))
     print(f"replify demo {args.demo}: {demo.settings_line()}")
     print(demo.table())
     print(demo.note)
@@ -325,9 +328,10 @@ def parser() -> argparse.ArgumentParser:
     ca.add_argument("-T", type=int, required=True)
     ca.add_argument("--rho", type=float, required=True)
     ca.add_argument("--seed", type=int, default=0)
-    ca.add_argument("--budget", type=int, default=40_000, help="pairs in all (default 40000)")
+    ca.add_argument("--budget", type=int, default=80_000, help="pairs in all (default 80000)")
     ca.add_argument("--json", metavar="PATH", help="write the calibration as JSON")
     ca.add_argument("--plot", metavar="PATH", help="the regret-replicability frontier (.png, .svg or .pdf)")
+    ca.add_argument("--quiet", action="store_true", help="no progress bar")
     ca.set_defaults(func=cmd_calibrate)
 
     st = sub.add_parser("stress", help="search the stress suite for the adversary that parts a learner's runs most")
@@ -340,13 +344,14 @@ def parser() -> argparse.ArgumentParser:
     st.add_argument("--family", action="append", default=[], help="a family to search (repeatable; default all)")
     st.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="a learner parameter")
     st.add_argument("--json", metavar="PATH", help="write every candidate as JSON")
+    st.add_argument("--quiet", action="store_true", help="no progress bar")
     st.set_defaults(func=cmd_stress)
 
     sw = sub.add_parser("sweep", help="evaluate a grid of configurations from a TOML file, resumably")
     sw.add_argument("config", help="TOML with learners, adversaries, horizons, ns, rhos, block_multipliers, pairs, seed")
     sw.add_argument("--output", help="JSONL results file (default: the config's `output`, or CONFIG.jsonl)")
     sw.add_argument("--plot", metavar="PATH", help="save regret-vs-T and rho-vs-block-size plots")
-    sw.add_argument("--quiet", action="store_true")
+    sw.add_argument("--quiet", action="store_true", help="no progress bar")
     sw.set_defaults(func=cmd_sweep)
 
     demo = sub.add_parser("demo", help="the paper's lower bounds and the FLL example, from one command")
@@ -355,6 +360,7 @@ def parser() -> argparse.ArgumentParser:
     demo.add_argument("--seed", type=int, default=0)
     demo.add_argument("--json", metavar="PATH", help="write the table and settings as JSON")
     demo.add_argument("--plot", metavar="PATH", help="save the demo's plot (.png, .svg or .pdf)")
+    demo.add_argument("--quiet", action="store_true", help="no progress bar")
     demo.set_defaults(func=cmd_demo)
     return p
 

@@ -17,6 +17,7 @@ from .factory import learner_builder, make_adversary
 from .randomness import ADVERSARY, INTERNAL, Streams, child, seed_sequence
 from .certificates import UnionBound
 from .sequential import BetaBinomialCS, batches
+from .progress import reporter
 from .stats import clopper_pearson, t_interval
 
 #: Transitions listed one by one in :meth:`Report.to_dict` (beyond this the arrays stay in the report).
@@ -290,7 +291,7 @@ def evaluate(
     backend: Literal["processes", "dask"] = "processes",
     scheduler: str | None = None,
     fast_path: bool | None = None,
-    progress: Callable[[int, int], None] | None = None,
+    progress: bool | Callable[[int, int], None] | None = None,
     target: float | None = None,
     sequential: bool = False,
     alpha: float = 0.05,
@@ -314,7 +315,8 @@ def evaluate(
     per-step path, ``True`` insists. ``n_jobs`` > 1 runs in local processes (joblib);
     ``backend="dask"`` runs on a Dask cluster (``scheduler`` address, or a local cluster of
     ``n_jobs`` workers). Results are identical whatever ``n_jobs`` and the backend.
-    ``progress(done, total)`` is called as pairs finish.
+    ``progress=True`` draws a progress bar (tqdm, with the ``progress`` extra; replify's own
+    otherwise); a callable ``progress(done, total)`` is called as pairs finish.
 
     ``sequential=True`` with ``target=ρ`` runs the pairs in batches (``pairs`` is then the budget)
     and stops as soon as the anytime-valid beta-binomial confidence sequence of
@@ -363,31 +365,36 @@ def evaluate(
         action_set=actions, n_jobs=check_int("n_jobs", n_jobs, minimum=1), backend=backend, scheduler=scheduler,
         progress=report_progress, domain=domain,
     )
-    decision = interval = p_value = None
-    if not sequential:
-        if target is not None:
-            raise InvalidArgumentError("target applies only with sequential=True; got target without it")
-        outcomes = run(range(pairs), progress)
-    else:
-        if target is None:
-            raise InvalidArgumentError("sequential=True needs target= (the rho to decide against); got none")
-        target = check_rho(target, "target")
-        cs = BetaBinomialCS(alpha=alpha)
-        parts, done, decision, evidence = [], 0, "undecided", 0.0
-        for look in batches(pairs):  # pair k keeps its own seeds: batching changes nothing but when we look
-            parts.append(run(range(done, look), None))
-            done = look
-            if progress is not None:
-                progress(done, pairs)
-            failures = int(sum(int((~p.identical).sum()) for p in parts))
-            evidence = max(evidence, cs.log_evidence(failures, done, target))
-            decision = cs.decide(failures, done, target)
-            if decision != "undecided":
-                break
-        outcomes = Outcomes.concatenate(parts)
-        interval = cs.interval(failures, done)
-        p_value = min(1.0, math.exp(-evidence))
-        pairs = done
+    bar = reporter(progress, f"evaluate {label} on {adversary_label}")
+    try:
+        decision = interval = p_value = None
+        if not sequential:
+            if target is not None:
+                raise InvalidArgumentError("target applies only with sequential=True; got target without it")
+            outcomes = run(range(pairs), bar)
+        else:
+            if target is None:
+                raise InvalidArgumentError("sequential=True needs target= (the rho to decide against); got none")
+            target = check_rho(target, "target")
+            cs = BetaBinomialCS(alpha=alpha)
+            parts, done, decision, evidence = [], 0, "undecided", 0.0
+            for look in batches(pairs):  # pair k keeps its own seeds: batching changes nothing but when we look
+                parts.append(run(range(done, look), None))
+                done = look
+                if bar is not None:
+                    bar(done, pairs)
+                failures = int(sum(int((~p.identical).sum()) for p in parts))
+                evidence = max(evidence, cs.log_evidence(failures, done, target))
+                decision = cs.decide(failures, done, target)
+                if decision != "undecided":
+                    break
+            outcomes = Outcomes.concatenate(parts)
+            interval = cs.interval(failures, done)
+            p_value = min(1.0, math.exp(-evidence))
+            pairs = done
+    finally:
+        if bar is not None:
+            bar.close()
     params = outcomes.params
     bound = None
     if params is not None and params.get("regret_bound") is not None:

@@ -12,9 +12,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 import warnings
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import attrs
 import numpy as np
@@ -25,6 +26,7 @@ from .errors import BlockSizeWarning, InvalidArgumentError
 from .evaluation import evaluate
 from .factory import make, make_adversary
 from .framework import wrap
+from .progress import ProgressArg, reporter
 from .randomness import DATA, INTERNAL, child, seed_sequence
 from .stats import clopper_pearson, t_interval
 from .theory import certified_eps
@@ -130,6 +132,16 @@ class Demo:
         return self.plot_fn(self, path)
 
 
+@contextlib.contextmanager
+def _closing(bar: Any) -> Iterator[None]:
+    """Close a progress bar however the block ends (an interrupt included)."""
+    try:
+        yield
+    finally:
+        if bar is not None:
+            bar.close()
+
+
 def _fmt(v: Any) -> str:
     if isinstance(v, float):
         return f"{v:.4g}"
@@ -159,7 +171,7 @@ def _coin_learner(label: str, *, T: int, rho: float, B: int) -> tuple[Any, dict[
 
 
 @public
-def coin_demo(*, quick: bool = False, seed: int = 0) -> Demo:
+def coin_demo(*, quick: bool = False, seed: int = 0, progress: ProgressArg = None) -> Demo:
     """The coin lower bound (``thm:lower_bound_n=2_vanilla_replicability_experts``) as a frontier.
 
     The theorem: a ρ-replicable learner whose actions decode the coin's bias ½ ± τ must pay regret
@@ -178,7 +190,9 @@ def coin_demo(*, quick: bool = False, seed: int = 0) -> Demo:
     taus = np.geomspace(0.5 / math.sqrt(T), 0.24, 4 if quick else 6).tolist()
     B = T // 8
     grid, rows = [], []
-    with warnings.catch_warnings():
+    bar = reporter(progress, "demo coin")
+    total = (len(COIN_REPLICABLE) * len(rhos) + len(COIN_REFERENCES)) * len(taus)
+    with warnings.catch_warnings(), _closing(bar):
         warnings.simplefilter("ignore", BlockSizeWarning)
         for label in COIN_REPLICABLE + COIN_REFERENCES:
             for rho in (rhos if label in COIN_REPLICABLE else [None]):
@@ -186,6 +200,8 @@ def coin_demo(*, quick: bool = False, seed: int = 0) -> Demo:
                 cells = []
                 for tau in taus:
                     red = coin_reduction(learner, horizon=T, pairs=pairs, seed=seed, tau=tau, **kw)
+                    if bar is not None:
+                        bar(len(grid) + len(cells) + 1, total)
                     cells.append({"algorithm": label, "rho": rho, "tau": tau, "regret": red.regret_mean,
                                   "decoder success": red.success_rate, "rho_hat": red.rho_hat,
                                   "rho_ci": list(red.rho_ci)})
@@ -251,7 +267,7 @@ def _plot_coin(demo: Demo, path: Any) -> Any:
 
 # -- the phases demo ---------------------------------------------------------------------------
 @public
-def phases_demo(*, quick: bool = False, seed: int = 0) -> Demo:
+def phases_demo(*, quick: bool = False, seed: int = 0, progress: ProgressArg = None) -> Demo:
     """n = 2, 4, …, 64: FTPLB* on the coin-phases adversary (m = log2 n phases of T/m steps, each
     coin at τ = 1/(ρ√(T/m))), beside √(T log n)/ρ, the adversarial lower bound's shape, and the
     reference rows ``constant`` and ``hedge``."""
@@ -260,7 +276,8 @@ def phases_demo(*, quick: bool = False, seed: int = 0) -> Demo:
     pairs = 20 if quick else 100
     rho = 0.1
     rows = []
-    with warnings.catch_warnings():
+    bar = reporter(progress, "demo phases")
+    with warnings.catch_warnings(), _closing(bar):
         warnings.simplefilter("ignore", BlockSizeWarning)
         for n in ns:
             m = int(round(math.log2(n)))
@@ -280,6 +297,8 @@ def phases_demo(*, quick: bool = False, seed: int = 0) -> Demo:
                          "regret/reference": report.regret_mean / ref, "rho_hat": report.rho_hat,
                          "rho_ci": list(report.rho_ci), "constant regret": const.regret_mean,
                          "hedge regret": hedge.regret_mean, "hedge rho_hat": hedge.rho_hat})
+            if bar is not None:
+                bar(len(rows), len(ns))
     return Demo("phases", rows, {"T": T, "rho": rho, "pairs": pairs, "seed": seed, "learner": "ftplb-star"}, _plot_phases)
 
 
@@ -314,7 +333,7 @@ def _switch(actions: np.ndarray) -> int | None:
 
 
 @public
-def lazy_leader_demo(*, quick: bool = False, seed: int = 0) -> Demo:
+def lazy_leader_demo(*, quick: bool = False, seed: int = 0, progress: ProgressArg = None) -> Demo:
     """Paper §3.1: on the lazy-leader trap, FTPL and FLL switch leaders at different steps on S
     and S' (not replicable); FLLB, with blocks and the ε its proof certifies, plays identical
     action sequences."""
@@ -331,8 +350,11 @@ def lazy_leader_demo(*, quick: bool = False, seed: int = 0) -> Demo:
     seq = make_adversary("lazy-leader-trap", n=2, horizon=T, seed=seed)
     root = seed_sequence(seed)
     rows, traces = [], {}
+    bar = reporter(progress, "demo lazy-leader")
     for name, kw in algorithms.items():
         report = evaluate(name, "lazy-leader-trap", n=2, horizon=T, pairs=pairs, seed=seed, **kw)
+        if bar is not None:
+            bar(len(rows) + 1, len(algorithms))
         runs = []
         for side in (0, 1):  # pair 0, replayed to show its two action sequences
             learner = make(name, n=2, horizon=T, seed=child(root, INTERNAL, 0), **kw)
@@ -341,6 +363,8 @@ def lazy_leader_demo(*, quick: bool = False, seed: int = 0) -> Demo:
         rows.append({"algorithm": name, "switch on S": _switch(runs[0]), "switch on S'": _switch(runs[1]),
                      "identical": bool(np.array_equal(*runs)), "rho_hat": report.rho_hat, "rho_ci": list(report.rho_ci),
                      "regret": report.regret_mean})
+    if bar is not None:
+        bar.close()
     return Demo("lazy-leader", rows, {"T": T, "pairs": pairs, "rho": rho, "block_size": B, "seed": seed, "traces": traces},
                 _plot_lazy)
 

@@ -27,6 +27,7 @@ from .checks import check_int, check_rho, public
 from .errors import InvalidArgumentError, ReplifyWarning
 from .evaluation import evaluate
 from .factory import learner_builder
+from .progress import reporter
 from .stats import clopper_pearson
 
 #: The families :func:`stress` searches by default (coin and lazy-leader-trap only at n = 2).
@@ -126,6 +127,7 @@ def stress(
     seed: int = 0,
     families: Sequence[str] | None = None,
     candidates_per_family: int = 4,
+    progress: bool | Callable[[int, int], None] | None = None,
     **learner_params: Any,
 ) -> StressResult:
     """Search the stress suite (``ties``, ``crossing``, ``block-switch``; ``coin`` and
@@ -135,7 +137,9 @@ def stress(
     by successive halving over
     ``candidates_per_family`` random candidates per family within ``budget`` pairs in all.
     Block-switch candidates use the learner's own block size (the algorithm and B are public).
-    Learners whose domain is ℓ1-bounded get costs scaled by 1/n. Returns a :class:`StressResult`.
+    Learners whose domain is ℓ1-bounded get costs scaled by 1/n. ``progress=True`` draws a bar
+    over the pairs spent (a callable ``progress(used, budget)`` is called as they are). Returns a
+    :class:`StressResult`.
     """
     n, horizon = check_int("n", n, minimum=2), check_int("horizon", horizon, minimum=2)
     budget = check_int("budget", budget, minimum=8)
@@ -164,25 +168,32 @@ def stress(
     rounds = max(1, math.ceil(math.log2(len(pool))))
     used, r = 0, 0
     per_round = budget // rounds
-    while alive and used < budget:
-        each = max(2, min(per_round // len(alive), (budget - used) // len(alive)))
-        if each < 2 or (budget - used) < 2 * len(alive):
-            break
-        for i in alive:
-            family, params = pool[i]
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", ReplifyWarning)
-                report = evaluate(learner, family, n=n, horizon=horizon, pairs=each, seed=_seed(seed, i, r),
-                                  adversary_params=params, **kw)
-            tallies[i][0] += report.failures
-            tallies[i][1] += each
-            used += each
-        r += 1
-        if len(alive) == 1:
-            break
-        # keep the half with the highest failure rate (ties: the one measured on more pairs)
-        alive.sort(key=lambda i: (tallies[i][0] / tallies[i][1], tallies[i][1]), reverse=True)
-        alive = alive[: max(1, len(alive) // 2)]
+    bar = reporter(progress, f"stress {label}")
+    try:
+        while alive and used < budget:
+            each = max(2, min(per_round // len(alive), (budget - used) // len(alive)))
+            if each < 2 or (budget - used) < 2 * len(alive):
+                break
+            for i in alive:
+                family, params = pool[i]
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", ReplifyWarning)
+                    report = evaluate(learner, family, n=n, horizon=horizon, pairs=each, seed=_seed(seed, i, r),
+                                      adversary_params=params, **kw)
+                tallies[i][0] += report.failures
+                tallies[i][1] += each
+                used += each
+                if bar is not None:
+                    bar(used, budget)
+            r += 1
+            if len(alive) == 1:
+                break
+            # keep the half with the highest failure rate (ties: the one measured on more pairs)
+            alive.sort(key=lambda i: (tallies[i][0] / tallies[i][1], tallies[i][1]), reverse=True)
+            alive = alive[: max(1, len(alive) // 2)]
+    finally:
+        if bar is not None:
+            bar.close()
     found = [Candidate(family=pool[i][0], params=pool[i][1], failures=t[0], pairs=t[1]) for i, t in tallies.items()]
     measured = [found[i] for i in alive] or found
     worst = max(measured, key=lambda c: (c.rho_hat, c.pairs))

@@ -31,6 +31,7 @@ from .evaluation import evaluate
 from .factory import label_of, rho_optional, takes_rng
 from .sequential import holm
 from .plugins import registry
+from .progress import reporter
 
 
 def jsonable(value: Any) -> Any:
@@ -357,7 +358,7 @@ def sweep(
     block_multipliers: Sequence[float] = (1.0,),
     adversary_params: Mapping[str, Mapping[str, Any]] | None = None,
     path: str | Path | None = None,
-    progress: Callable[[int, int], None] | None = None,
+    progress: bool | Callable[[int, int], None] | None = None,
     target: float | None = None,
     alpha: float = 0.05,
     **evaluate_kw: Any,
@@ -384,7 +385,8 @@ def sweep(
     are passed to :func:`evaluate`. With ``target=ρ`` every row runs the sequential test
     (``pairs`` is each row's budget) and the result's ``holm`` holds the decisions after Holm's
     step-down adjustment of the rows' anytime-valid p-values: family-wise error at most ``alpha``
-    over all rows.
+    over all rows. ``progress=True`` draws a bar over the rows (a callable ``progress(done, total)``
+    is called after each row).
     """
     pairs = check_int("pairs", pairs, minimum=2)
     configs = grid(
@@ -397,6 +399,9 @@ def sweep(
         # each row tests at alpha/m so that it runs until its evidence can survive Holm's adjustment
         evaluate_kw = dict(evaluate_kw, target=target, sequential=True, alpha=alpha / len(configs))
     with contextlib.ExitStack() as stack:
+        bar = reporter(progress, "sweep")
+        if bar is not None:
+            stack.callback(bar.close)
         state = _FileState({}, 0, None, 0)
         if out is not None:
             stack.enter_context(_locked(out))
@@ -421,8 +426,8 @@ def sweep(
             else:
                 reused += 1
             rows.append(row)
-            if progress is not None:
-                progress(i + 1, len(configs))
+            if bar is not None:
+                bar(i + 1, len(configs))
     _summarise(caught, len(configs))
     adjusted = None
     if target is not None:
