@@ -42,6 +42,13 @@ class IidBernoulli(ChunkedSequence):
         return sums if self.scale == 1.0 else sums * self.scale
 
 
+    def expected_sums(self, starts: np.ndarray, stops: np.ndarray) -> np.ndarray:
+        """The expected cost sums of the segments (starts[k], stops[k]]: length · means · scale
+        (for the pseudo-regret against the best mean, ``Report.pseudo_regret``)."""
+        lengths = (np.asarray(stops) - np.asarray(starts)).astype(np.float64)[:, None]
+        return lengths * self.means[None, :] * self.scale
+
+
 @replify.hookimpl
 def register_adversaries(register):
     register(

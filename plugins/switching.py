@@ -65,6 +65,15 @@ class SwitchingBernoulli(ChunkedSequence):
         return out * self.scale
 
 
+    def expected_sums(self, starts: np.ndarray, stops: np.ndarray) -> np.ndarray:
+        """The expected cost sums of the segments (starts[k], stops[k]]: each piece's means times
+        the steps the segment shares with it, times ``scale``."""
+        starts, stops = np.asarray(starts), np.asarray(stops)
+        overlap = np.clip(np.minimum(stops[:, None], self.bounds[None, 1:]) - np.maximum(starts[:, None], self.bounds[None, :-1]),
+                          0, None).astype(np.float64)
+        return overlap @ self.means * self.scale
+
+
 @replify.hookimpl
 def register_adversaries(register):
     register(

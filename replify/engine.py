@@ -85,6 +85,7 @@ class Outcomes:
     segment: int = 1  # steps per segment: the block size for block learners, else 1
     drift_steps: np.ndarray | None = None  # block learners: sampled transitions t = kB
     drift: np.ndarray | None = None  # (pairs, len(drift_steps), 2): ||c_{1:t} - c'_{1:t}||_1 and its range
+    pseudo_regret: np.ndarray | None = None  # (pairs, 2): against the best mean, when the adversary knows its means
 
     @classmethod
     def concatenate(cls, parts: Sequence[Outcomes]) -> Outcomes:
@@ -103,6 +104,7 @@ class Outcomes:
             segment=parts[0].segment,
             drift_steps=parts[0].drift_steps,
             drift=None if parts[0].drift is None else np.concatenate([p.drift for p in parts]),
+            pseudo_regret=None if parts[0].pseudo_regret is None else np.concatenate([p.pseudo_regret for p in parts]),
         )
 
     @property
@@ -171,6 +173,11 @@ class _Lanes:
         self.agree = np.zeros(pairs)
         self.first = np.zeros(pairs, dtype=np.int64)
         self.counts = np.zeros((lanes, n)) if self.problem == "experts" else None
+        # An adversary that knows its means (expected_sums): each lane's expected cost of the
+        # actions it played, for the pseudo-regret against the best mean.
+        expected = getattr(seq, "expected_sums", None)
+        self.expected_sums = expected if callable(expected) and self.problem == "experts" else None
+        self.expected_paid = np.zeros(lanes)
         self.edges = np.unique(np.linspace(0, horizon, CURVE_BINS + 1).round().astype(np.int64))
         self.curve = np.zeros(self.edges.size - 1)
         self._full: list[np.ndarray | None] = [None] * lanes
@@ -298,6 +305,11 @@ class _Lanes:
             weights = np.broadcast_to(lengths, actions.shape).ravel()
             lane_sel = slice(None) if pair is None else slice(2 * pair, 2 * pair + 2)
             self.counts[lane_sel] += np.bincount(flat, weights=weights, minlength=lanes * self.n).reshape(lanes, self.n)
+        if self.expected_sums is not None:  # Σ over segments of E[c over the segment][action played]
+            live = lengths > 0
+            mean = np.asarray(self.expected_sums(starts[live], (starts + lengths)[live]), dtype=np.float64)
+            lane_sel = slice(None) if pair is None else slice(2 * pair, 2 * pair + 2)
+            self.expected_paid[lane_sel] += np.take_along_axis(mean[None], actions[:, live][..., None], axis=-1)[..., 0].sum(axis=1)
         a, b = actions[0::2], actions[1::2]
         same = a == b if self.problem == "experts" else (a == b).all(axis=-1)
         self.agree[sel] += (same * lengths).sum(axis=1)
@@ -350,6 +362,13 @@ class _Lanes:
         else:
             best = np.array([self.action_set.min_cost(c) for c in self.cum])
         return self.paid - best
+
+    def pseudo_regrets(self) -> np.ndarray | None:
+        """Experts, on an adversary that knows its means: Σ_t μ_t(a_t) − min_a Σ_t μ_t(a)."""
+        if self.expected_sums is None:
+            return None
+        best = float(np.min(self.expected_sums(np.array([0]), np.array([self.horizon]))[0]))
+        return self.expected_paid - best
 
     def constant_regrets(self) -> np.ndarray | None:
         """Experts: the expected regret of ``constant`` (an expert drawn uniformly, never changed)
@@ -675,6 +694,7 @@ def _simulate(
                 segment=state.segment,
                 drift_steps=state.drift_steps,
                 drift=state.drift,
+                pseudo_regret=None if (q := state.pseudo_regrets()) is None else q.reshape(-1, 2),
             )
         )
         if state.disagree is not None:

@@ -50,6 +50,10 @@ class Report:
     different actions there (``None`` for learners without blocks beyond 2^25 steps, to bound
     memory); ``drift`` holds, per pair, ‖c_{1:t} − c'_{1:t}‖₁ and
     max − min of c_{1:t} − c'_{1:t} at the transitions ``drift_steps``.
+
+    ``pseudo_regret`` (experts, ``(pairs, 2)``, when the adversary knows its means through
+    ``expected_sums``): Σ_t μ_t(a_t) − min_a Σ_t μ_t(a), the regret against the best mean —
+    free of the draw's noise in the best expert's total.
     """
 
     learner: str
@@ -74,6 +78,7 @@ class Report:
     segment_length: int = 1
     drift_steps: np.ndarray | None = None
     drift: np.ndarray | None = None
+    pseudo_regret: np.ndarray | None = None
     target: float | None = None
     decision: str | None = None
     sequential_interval: tuple[float, float] | None = None
@@ -130,6 +135,17 @@ class Report:
         if params.get("calibration"):
             return "calibrated"
         return "certified" if params.get("certified") else "measured"
+
+    @property
+    def pseudo_regret_mean(self) -> float | None:
+        """Measured: the mean pseudo-regret (against the best mean); None when the adversary does
+        not know its means."""
+        return None if self.pseudo_regret is None else float(self.pseudo_regret.mean())
+
+    @property
+    def pseudo_regret_ci(self) -> tuple[float, float] | None:
+        """Student's t interval for :attr:`pseudo_regret_mean`, on the per-pair means (iid)."""
+        return None if self.pseudo_regret is None else t_interval(self.pseudo_regret.mean(axis=1), self.confidence)
 
     # -- reference: the learning gain over `constant` ---------------------------------------------
     @property
@@ -247,6 +263,8 @@ class Report:
             "certified": self.certified,
             "claim": self.claim,
             "params": self.params,
+            "pseudo_regret_mean": self.pseudo_regret_mean,
+            "pseudo_regret_ci": None if self.pseudo_regret_ci is None else list(self.pseudo_regret_ci),
             "learning_gain": self.learning_gain,
             "learning_gain_ci": None if self.learning_gain_ci is None else list(self.learning_gain_ci),
             "max_step_disagreement": self.max_step_disagreement,
@@ -271,6 +289,8 @@ class Report:
             }
             if self.action_counts is not None:
                 out["action_counts"] = self.action_counts.tolist()
+            if self.pseudo_regret is not None:
+                out["pseudo_regret"] = self.pseudo_regret.tolist()
         return out
 
 
@@ -420,6 +440,7 @@ def evaluate(
         curve_edges=outcomes.bin_edges,
         action_counts=outcomes.action_counts,
         constant_regret=outcomes.constant_regret,
+        pseudo_regret=outcomes.pseudo_regret,
         disagreement_counts=outcomes.disagreement,
         segment_length=outcomes.segment,
         drift_steps=outcomes.drift_steps,
