@@ -86,6 +86,8 @@ class Outcomes:
     drift_steps: np.ndarray | None = None  # block learners: sampled transitions t = kB
     drift: np.ndarray | None = None  # (pairs, len(drift_steps), 2): ||c_{1:t} - c'_{1:t}||_1 and its range
     pseudo_regret: np.ndarray | None = None  # (pairs, 2): against the best mean, when the adversary knows its means
+    curve_steps: np.ndarray | None = None  # the checkpoints of regret_curve
+    regret_curve: np.ndarray | None = None  # (pairs, 2, checkpoints): the regret at each checkpoint
 
     @classmethod
     def concatenate(cls, parts: Sequence[Outcomes]) -> Outcomes:
@@ -105,6 +107,8 @@ class Outcomes:
             drift_steps=parts[0].drift_steps,
             drift=None if parts[0].drift is None else np.concatenate([p.drift for p in parts]),
             pseudo_regret=None if parts[0].pseudo_regret is None else np.concatenate([p.pseudo_regret for p in parts]),
+            curve_steps=parts[0].curve_steps,
+            regret_curve=None if parts[0].regret_curve is None else np.concatenate([p.regret_curve for p in parts]),
         )
 
     @property
@@ -190,6 +194,15 @@ class _Lanes:
         # memory stays bounded, and the report says None rather than something approximate.
         self.disagree = np.zeros(segments, dtype=np.int32) if segments <= MAX_SEGMENTS else None
         self.disagree_steps: np.ndarray | None = None  # the segment path's running differences
+        # Regret over time: each lane's paid cost and cumulative costs at checkpoints — the ends of
+        # the time bins, or for block learners the first block end at or after each (their
+        # actions and sums are known only there).
+        ends = self.edges[1:]
+        if block is not None:
+            ends = np.unique(np.minimum(-(-ends // block) * block, horizon))
+        self.checkpoints = ends.astype(np.int64)
+        self.curve_paid = np.full((lanes, self.checkpoints.size), np.nan)
+        self.curve_best = np.full((lanes, self.checkpoints.size), np.nan)
         # The drift between the two draws at up to DRIFT_SAMPLES transitions (block learners).
         self.drift_steps = self.drift = None
         if block is not None and -(-horizon // block) > 1:
@@ -351,6 +364,28 @@ class _Lanes:
         self.drift[:, cols, 0] = np.abs(delta).sum(axis=-1)
         self.drift[:, cols, 1] = delta.max(axis=-1) - delta.min(axis=-1)
 
+    def checkpoint(self, step: int, lanes: Any = slice(None), paid: Any = None, cum: Any = None) -> None:
+        """Record the regret at ``step`` if it is a checkpoint: paid and best cumulative cost (of
+        ``lanes``; by default the state's own)."""
+        k = int(np.searchsorted(self.checkpoints, step))
+        if k >= self.checkpoints.size or self.checkpoints[k] != step:
+            return
+        paid = self.paid[lanes] if paid is None else paid
+        cum = self.cum[lanes] if cum is None else cum
+        self.curve_paid[lanes, k] = paid
+        self.curve_best[lanes, k] = self._best(cum)
+
+    def _best(self, cum: np.ndarray) -> np.ndarray:
+        if self.problem == "experts":
+            return cum.min(axis=-1)
+        if self.action_set is None:
+            return np.full(cum.shape[:-1], np.nan)  # reported as missing: regret needs the action set
+        return np.array([self.action_set.min_cost(c) for c in np.atleast_2d(cum)]).reshape(cum.shape[:-1])
+
+    def regret_curve(self) -> np.ndarray:
+        """(lanes, checkpoints): the regret at each checkpoint."""
+        return self.curve_paid - self.curve_best
+
     def regrets(self) -> np.ndarray:
         if self.problem == "experts":
             best = self.cum.min(axis=1)
@@ -425,14 +460,16 @@ def _per_step(state: _Lanes, block_cls: type | None, budget: int) -> None:
             _blocks(state, block_cls, ends, sums, totals, t0, t1)
         return
     rows = max(1, budget // (lanes * n * 8))
-    for t0 in range(0, horizon, rows):
-        t1 = min(horizon, t0 + rows)
+    # chunks also end at the checkpoints (sums are added in time order: cutting changes nothing)
+    cuts = np.union1d(np.arange(rows, horizon, rows), state.checkpoints)
+    for t0, t1 in zip(np.concatenate([[0], cuts[:-1]]).tolist(), cuts.tolist()):
         costs = state.draw_rows(t0, t1)
         # Each learner gets its own copy of its lane's chunk: one that writes into what it is given
         # (zeroing it after reading, say) cannot change the costs the engine accounts with.
         actions = np.stack([_run_lane(lr, costs[i].copy(), n, state.problem, t0) for i, lr in enumerate(state.learners)])
         state.set_cum(accumulate(state.cum, costs.transpose(0, 2, 1)), t1)
         state.account(actions, step_costs(actions, costs), np.ones(t1 - t0), np.arange(t0, t1))
+        state.checkpoint(t1)
 
 
 def _whole_blocks(state: _Lanes, block_cls: type, rows: int, any_order: bool) -> None:
@@ -472,7 +509,13 @@ def _blocks(state: _Lanes, block_cls: type, ends: np.ndarray, sums: np.ndarray, 
         values = state.act[:, None]
     if ends.size:
         # the cost of every ended block at the action played in it: S_k[a_k]
-        state.paid = accumulate(state.paid, step_costs(values[:, : ends.size], sums))
+        block_paid = step_costs(values[:, : ends.size], sums)
+        hit = np.flatnonzero(np.isin(ends, state.checkpoints))
+        if hit.size:  # paid after each ended block, added in order as accumulate adds it
+            running = np.cumsum(np.concatenate([state.paid[:, None], block_paid], axis=1), axis=1)[:, 1:]
+            for j in hit.tolist():
+                state.checkpoint(int(ends[j]), paid=running[:, j], cum=totals[:, j])
+        state.paid = accumulate(state.paid, block_paid)
         state.record_drift(ends, totals)
         state.set_cum(totals[:, -1].copy(), int(ends[-1]))
     starts = np.concatenate([[t0], ends])
@@ -549,6 +592,8 @@ def _play_lane(state: _Lanes, i: int, sums: bool, chunk_rows: int) -> tuple[np.n
             raise InvalidArgumentError(
                 f"{type(lr).__name__}.next_segment() at step {t} must give 1..{horizon - t} steps; got {steps!r}"
             )
+        # a segment ends at the next checkpoint at the latest (fewer steps are always allowed)
+        steps = min(int(steps), int(state.checkpoints[np.searchsorted(state.checkpoints, t, side="right")]) - t)
         if summed and sums:
             action = check_action(lr.act(), n=n, problem=state.problem, step=t + 1, source="learner.act()")
             lo, hi = np.array([t]), np.array([t + steps])
@@ -574,6 +619,7 @@ def _play_lane(state: _Lanes, i: int, sums: bool, chunk_rows: int) -> tuple[np.n
         t += int(steps)
         if not np.isfinite(cum).all():
             raise CostError(f"the adversary drew non-finite costs by step {t}")
+        state.checkpoint(t, lanes=slice(i, i + 1), paid=paid, cum=cum[None])
     state._full[i] = None  # a whole-sequence adversary's draw: this lane is done with it
     state.paid[i], state.cum[i] = paid[0], cum
     s, a = np.concatenate(starts), np.concatenate(acts)
@@ -695,6 +741,8 @@ def _simulate(
                 drift_steps=state.drift_steps,
                 drift=state.drift,
                 pseudo_regret=None if (q := state.pseudo_regrets()) is None else q.reshape(-1, 2),
+                curve_steps=state.checkpoints,
+                regret_curve=state.regret_curve().reshape(-1, 2, state.checkpoints.size),
             )
         )
         if state.disagree is not None:

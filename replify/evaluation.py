@@ -51,6 +51,10 @@ class Report:
     memory); ``drift`` holds, per pair, ‖c_{1:t} − c'_{1:t}‖₁ and
     max − min of c_{1:t} − c'_{1:t} at the transitions ``drift_steps``.
 
+    ``regret_curve_values`` is ``(pairs, 2, k)``: each run's regret at the steps ``curve_steps``
+    (the ends of the time bins; for block learners the first block end at or after each, where
+    their sums are known); :attr:`regret_curve` summarises it.
+
     ``pseudo_regret`` (experts, ``(pairs, 2)``, when the adversary knows its means through
     ``expected_sums``): Σ_t μ_t(a_t) − min_a Σ_t μ_t(a), the regret against the best mean —
     free of the draw's noise in the best expert's total.
@@ -79,6 +83,8 @@ class Report:
     drift_steps: np.ndarray | None = None
     drift: np.ndarray | None = None
     pseudo_regret: np.ndarray | None = None
+    curve_steps: np.ndarray | None = None
+    regret_curve_values: np.ndarray | None = None
     target: float | None = None
     decision: str | None = None
     sequential_interval: tuple[float, float] | None = None
@@ -135,6 +141,17 @@ class Report:
         if params.get("calibration"):
             return "calibrated"
         return "certified" if params.get("certified") else "measured"
+
+    @property
+    def regret_curve(self) -> dict[str, Any] | None:
+        """Measured: the mean cumulative regret over time, ``{"steps", "mean", "low", "high"}``,
+        with a Student-t interval at each step on the per-pair means (the two runs of a pair share R)."""
+        if self.regret_curve_values is None or self.curve_steps is None:
+            return None
+        per_pair = self.regret_curve_values.mean(axis=1)  # (pairs, k)
+        intervals = np.array([t_interval(per_pair[:, j], self.confidence) for j in range(per_pair.shape[1])])
+        return {"steps": self.curve_steps.copy(), "mean": per_pair.mean(axis=0), "low": intervals[:, 0],
+                "high": intervals[:, 1]}
 
     @property
     def pseudo_regret_mean(self) -> float | None:
@@ -280,6 +297,9 @@ class Report:
             out["transition_bound"] = None if bound is None else bound.tolist()
         if self.agreement_curve is not None:
             out["agreement_curve"] = {"edges": self.curve_edges.tolist(), "fraction": self.agreement_curve.tolist()}
+        curve = self.regret_curve
+        if curve is not None:
+            out["regret_curve"] = {k: np.asarray(v).tolist() for k, v in curve.items()}
         if per_pair:
             out |= {
                 "identical": self.identical.tolist(),
@@ -441,6 +461,8 @@ def evaluate(
         action_counts=outcomes.action_counts,
         constant_regret=outcomes.constant_regret,
         pseudo_regret=outcomes.pseudo_regret,
+        curve_steps=outcomes.curve_steps,
+        regret_curve_values=outcomes.regret_curve,
         disagreement_counts=outcomes.disagreement,
         segment_length=outcomes.segment,
         drift_steps=outcomes.drift_steps,

@@ -81,7 +81,7 @@ class SweepResult:
             for key, value in row["report"].items():
                 if key in ("rho_ci", "regret_ci"):
                     flat[f"{key}_low"], flat[f"{key}_high"] = value
-                elif key not in ("learner", "params", "agreement_curve", "seed", "concentration", "transition_divergence",
+                elif key not in ("learner", "params", "agreement_curve", "regret_curve", "seed", "concentration", "transition_divergence",
                                  "transition_bound", "learning_gain_ci", "max_step_disagreement_ci", "pseudo_regret_ci"):
                     flat[key] = value
             params = row["report"].get("params") or {}

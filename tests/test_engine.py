@@ -328,3 +328,29 @@ def test_a_whole_sequence_adversary_gives_the_per_step_results(case, monkeypatch
     identical, agreement, first, regret = reference(CASES[case], seq, n=4, horizon=700, pairs=5, seed=11)
     assert np.array_equal(report.identical, identical) and np.array_equal(report.first_divergence, first)
     assert np.array_equal(report.agreement, agreement) and np.array_equal(report.regret, regret)
+
+
+@pytest.mark.parametrize("case", ["hedge", "ftplb-star", "iid-experts switching"])
+@pytest.mark.parametrize("chunked", [True, False])
+def test_the_regret_curve_is_the_regret_at_its_steps(case, chunked, monkeypatch):
+    # Stepping every pair on the same costs, the regret after each of the curve's steps must be
+    # what the report holds (to the last bit for the per-step paths; block learners at their
+    # block ends). Small chunks: checkpoints fall inside chunks and across lane groups.
+    monkeypatch.setattr(engine, "MEMORY_BUDGET", 4 * 8 * 4 * 37)
+    monkeypatch.setattr(engine, "PAIR_CHUNK_BYTES", 4 * 8 * 37)
+    seq = UniformCosts(4, 700, chunked=chunked)
+    report = replify.evaluate(CASES[case], seq, n=4, horizon=700, pairs=3, seed=5, fast_path=False)
+    steps = report.curve_steps
+    assert steps[-1] == 700 and np.all(np.diff(steps) > 0)
+    root = seed_sequence(5)
+    for k in range(3):
+        for side in (0, 1):
+            learner = CASES[case](child(root, INTERNAL, k))
+            costs = np.asarray(seq.sample(np.random.default_rng(child(root, DATA, k, side))))
+            acts = np.array([(learner.act(), learner.update(c))[0] for c in costs])
+            paid = np.cumsum(costs[np.arange(700), acts])
+            best = np.cumsum(costs, axis=0).min(axis=1)
+            assert np.allclose(report.regret_curve_values[k, side], (paid - best)[steps - 1], rtol=0, atol=1e-9)
+    assert report.regret_curve["mean"][-1] == pytest.approx(report.regret_mean)
+    lo, hi = report.regret_curve["low"], report.regret_curve["high"]
+    assert np.all(lo <= report.regret_curve["mean"]) and np.all(report.regret_curve["mean"] <= hi)
