@@ -12,9 +12,9 @@ import numpy as np
 from .checks import check_int, check_learner, check_real, check_rho, public
 from .errors import InvalidArgumentError
 from .actions import ActionSet
-from .engine import Outcomes, simulate
+from .engine import Outcomes, simulate, step_costs
 from .factory import learner_builder, make_adversary
-from .randomness import ADVERSARY, INTERNAL, Streams, child, seed_sequence
+from .randomness import ADVERSARY, DATA, INTERNAL, Streams, child, seed_sequence
 from .certificates import UnionBound
 from .sequential import BetaBinomialCS, batches
 from .progress import reporter
@@ -28,6 +28,24 @@ def _seed_record(seed: Any) -> Any:
     if isinstance(seed, np.random.SeedSequence):
         return {"entropy": seed.entropy, "spawn_key": list(seed.spawn_key)}
     return seed
+
+
+@attrs.frozen(eq=False, kw_only=True)
+class Replay:
+    """One pair of an evaluation, run again from its seeds (:meth:`Report.replay`): both runs'
+    per-step costs ``(T, n)``, actions, and regrets, whether the runs are identical and where they
+    first part (1-based, 0 if never). ``as_evaluated`` says whether these are the very draws the
+    report's pair was scored on — True on the per-step paths (the regrets then equal the report's,
+    up to float rounding for block learners, which add a block's costs first); the block-sum and
+    segment paths drew block sums instead (the same law, other draws)."""
+
+    pair: int
+    costs: tuple[np.ndarray, np.ndarray]
+    actions: tuple[np.ndarray, np.ndarray]
+    regret: tuple[float, float]
+    identical: bool
+    first_divergence: int
+    as_evaluated: bool
 
 
 @attrs.frozen(eq=False, kw_only=True)
@@ -83,6 +101,9 @@ class Report:
     drift_steps: np.ndarray | None = None
     drift: np.ndarray | None = None
     pseudo_regret: np.ndarray | None = None
+    #: what :meth:`replay` needs (the learner callable, the adversary, the evaluation's root seed);
+    #: not part of the report's data (never in to_dict)
+    replay_source: Any = attrs.field(default=None, repr=False)
     curve_steps: np.ndarray | None = None
     regret_curve_values: np.ndarray | None = None
     target: float | None = None
@@ -141,6 +162,36 @@ class Report:
         if params.get("calibration"):
             return "calibrated"
         return "certified" if params.get("certified") else "measured"
+
+    def replay(self, k: int) -> Replay:
+        """Pair ``k`` again, from its seeds (nothing is stored): the learner built from the pair's
+        seed, each run on the per-step costs drawn from its own data seed — the costs, both action
+        sequences and both regrets, to look inside one pair. Memory: two (T, n) cost arrays."""
+        if self.replay_source is None:
+            raise InvalidArgumentError("this report cannot replay: it was not made by evaluate() in this process")
+        k = check_int("k", k, minimum=0)
+        if k >= self.pairs:
+            raise InvalidArgumentError(f"k must be a pair of this report, in [0, {self.pairs}); got {k}")
+        build, seq, root = self.replay_source
+        costs, actions, regrets = [], [], []
+        for side in (0, 1):
+            learner = build(child(root, INTERNAL, k))
+            c = np.array(seq.sample(np.random.default_rng(child(root, DATA, k, side))), dtype=np.float64)
+            if callable(getattr(learner, "run", None)):
+                a = np.asarray(learner.run(c.copy()))
+            else:  # a learner without run(): step it
+                a = np.array([(learner.act(), learner.update(row.copy()))[0] for row in c])
+            paid = float(np.cumsum(step_costs(a, c))[-1]) if c.shape[0] else 0.0
+            best = np.cumsum(c, axis=0)[-1]
+            best = float(best.min()) if a.ndim == 1 else float(getattr(learner, "action_set").min_cost(best))
+            costs.append(c)
+            actions.append(a)
+            regrets.append(paid - best)
+        same = actions[0] == actions[1] if actions[0].ndim == 1 else (actions[0] == actions[1]).all(axis=-1)
+        first = 0 if same.all() else int(np.argmin(same)) + 1
+        return Replay(pair=k, costs=(costs[0], costs[1]), actions=(actions[0], actions[1]),
+                      regret=(regrets[0], regrets[1]), identical=bool(same.all()), first_divergence=first,
+                      as_evaluated=not self.fast_path)
 
     @property
     def regret_curve(self) -> dict[str, Any] | None:
@@ -461,6 +512,7 @@ def evaluate(
         action_counts=outcomes.action_counts,
         constant_regret=outcomes.constant_regret,
         pseudo_regret=outcomes.pseudo_regret,
+        replay_source=(build, seq, root),
         curve_steps=outcomes.curve_steps,
         regret_curve_values=outcomes.regret_curve,
         disagreement_counts=outcomes.disagreement,

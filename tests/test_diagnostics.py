@@ -187,3 +187,24 @@ def test_pseudo_regret_follows_switching_means_and_is_absent_without_means():
     assert np.allclose(r.pseudo_regret, per_expert[played] - per_expert.min())
     plain = replify.evaluate("constant", "lazy-leader-trap", n=2, horizon=100, pairs=2, seed=0)
     assert plain.pseudo_regret is None and plain.to_dict()["pseudo_regret_mean"] is None
+
+
+@pytest.mark.parametrize("learner, kw", [("hedge", {}), ("ftplb-star", {"rho": 0.1, "block_size": 100, "eps": 0.3})])
+def test_replay_redraws_a_pair_as_it_was_evaluated(learner, kw):
+    r = replify.evaluate(learner, "iid-bernoulli", n=3, horizon=1000, pairs=6, seed=4, fast_path=False,
+                         adversary_params={"means": [0.45, 0.5, 0.55]}, **kw)
+    assert not r.identical.all()  # pairs that part, and (below) pairs that may not
+    for k in range(6):
+        rep = r.replay(k)
+        assert rep.as_evaluated and rep.costs[0].shape == (1000, 3)
+        assert rep.identical == bool(r.identical[k]) and rep.first_divergence == r.first_divergence[k]
+        assert np.allclose(rep.regret, r.regret[k], rtol=0, atol=1e-9)  # 0/1 costs: exact sums
+        assert np.array_equal(np.bincount(rep.actions[0], minlength=3), r.action_counts[k, 0])
+
+
+def test_replay_on_the_fast_path_says_it_redraws_and_refuses_other_pairs():
+    r = replify.evaluate("ftplb-star", "iid-bernoulli", n=3, horizon=1000, pairs=4, seed=0, rho=0.1, block_size=100)
+    assert r.fast_path and not r.replay(1).as_evaluated
+    with pytest.raises(replify.errors.InvalidArgumentError, match=r"k must be a pair of this report, in \[0, 4\); got 4"):
+        r.replay(4)
+    assert "replay_source" not in r.to_dict(per_pair=True)
