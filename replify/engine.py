@@ -43,7 +43,7 @@ import numpy as np
 from .blocks import BlockLearner, block_ends, fold_blocks
 from .checks import L1_SLACK, CostDomain, check_action, check_learner
 from .errors import ActionError, CostError, InvalidArgumentError, ReplifyWarning
-from .randomness import DATA, INTERNAL, child
+from .randomness import DATA, INTERNAL, MIXED, child
 
 #: Bytes the engine may spend on one chunk's cost and cumulative-cost arrays. Peak memory is a
 #: small multiple of this (plus the learners), whatever the horizon and the number of pairs.
@@ -162,9 +162,10 @@ class _Lanes:
 
     def __init__(
         self, learners: list, rngs: list, seq: Any, *, n: int, horizon: int, action_set: Any, block: int | None,
-        domain: CostDomain | None = None,
+        domain: CostDomain | None = None, samplers: list | None = None,
     ) -> None:
         self.learners, self.rngs, self.seq = learners, rngs, seq
+        self.samplers = samplers or []  # per lane: the pair's stream for sampling mixed strategies
         self.domain = domain if isinstance(domain, CostDomain) else None
         self.n, self.horizon = n, horizon
         self.problem = getattr(learners[0], "problem", "experts")
@@ -466,9 +467,10 @@ def _per_step(state: _Lanes, block_cls: type | None, budget: int) -> None:
         costs = state.draw_rows(t0, t1)
         # Each learner gets its own copy of its lane's chunk: one that writes into what it is given
         # (zeroing it after reading, say) cannot change the costs the engine accounts with.
-        actions = np.stack([_run_lane(lr, costs[i].copy(), n, state.problem, t0) for i, lr in enumerate(state.learners)])
+        played = [_play(state, i, costs[i], t0) for i in range(lanes)]
+        actions, paid = np.stack([a for a, _ in played]), np.stack([p for _, p in played])
         state.set_cum(accumulate(state.cum, costs.transpose(0, 2, 1)), t1)
-        state.account(actions, step_costs(actions, costs), np.ones(t1 - t0), np.arange(t0, t1))
+        state.account(actions, paid, np.ones(t1 - t0), np.arange(t0, t1))
         state.checkpoint(t1)
 
 
@@ -523,6 +525,52 @@ def _blocks(state: _Lanes, block_cls: type, ends: np.ndarray, sums: np.ndarray, 
     segments = values if values.shape[1] == starts.size else np.concatenate([values, values[:, -1:]], axis=1)
     state.account_segments(segments, stops - starts, starts)
     state.act = values[:, -1]
+
+
+def _play(state: _Lanes, i: int, costs: np.ndarray, t0: int) -> tuple[np.ndarray, np.ndarray]:
+    """Lane ``i``'s actions for one chunk and the cost paid at each step. The learner gets its
+    own copy of the chunk: one that writes into what it is given (zeroing it after reading, say)
+    cannot change the costs the engine accounts with.
+
+    A learner that plays mixed strategies (``mixed = True``: ``act()`` returns a probability
+    vector over the experts, ``run`` a ``(L, n)`` array of them) is played by sampling each
+    step's action by inversion from a uniform of the pair's own stream (part of R, shared by the
+    two runs: replicability is judged on the actions played), and pays the expected cost p_t·c_t."""
+    learner = state.learners[i]
+    if not getattr(learner, "mixed", False):
+        actions = _run_lane(learner, costs.copy(), state.n, state.problem, t0)
+        return actions, step_costs(actions, costs)
+    probs = _mixed_lane(learner, costs.copy(), state.n, t0)
+    u = state.samplers[i].random(costs.shape[0])
+    cdf = np.cumsum(probs, axis=1)
+    actions = np.minimum((cdf < u[:, None] * cdf[:, -1:]).sum(axis=1), state.n - 1).astype(np.int64)
+    return actions, np.einsum("ij,ij->i", probs, costs)
+
+
+def _mixed_lane(learner: Any, costs: np.ndarray, n: int, t0: int) -> np.ndarray:
+    """A mixed learner's probability vectors for one chunk ``(L, n)``, checked: finite,
+    non-negative, summing to 1 (to 1e-9 per expert)."""
+    if callable(getattr(learner, "run", None)):
+        probs = np.asarray(learner.run(costs), dtype=np.float64)
+    else:
+        probs = np.empty_like(costs)
+        for t in range(costs.shape[0]):  # a black-box learner without run(): nothing to vectorise
+            p = np.asarray(learner.act(), dtype=np.float64)
+            if p.shape != (n,):
+                raise ActionError(f"a mixed learner's act() must return a probability vector of shape ({n},); "
+                                  f"got shape {p.shape} at step {t0 + t + 1}")
+            probs[t] = p
+            learner.update(costs[t])
+    if probs.shape != costs.shape:
+        raise ActionError(f"a mixed learner must give probability vectors of shape ({n},) per step; got {probs.shape[1:]}")
+    bad = ~(np.isfinite(probs).all(axis=1) & (probs >= 0).all(axis=1) & (np.abs(probs.sum(axis=1) - 1.0) <= 1e-9 * n))
+    if bad.any():
+        t = int(np.argmax(bad))
+        raise ActionError(
+            f"a mixed learner returned {probs[t].tolist()} at step {t0 + t + 1}; expected a probability vector "
+            f"over the {n} experts (finite, >= 0, summing to 1)"
+        )
+    return probs
 
 
 def _run_lane(learner: Any, costs: np.ndarray, n: int, problem: str, t0: int) -> np.ndarray:
@@ -610,8 +658,8 @@ def _play_lane(state: _Lanes, i: int, sums: bool, chunk_rows: int) -> tuple[np.n
         else:
             rows = np.empty((int(steps), n))
             state.draw_lane(i, t, t + steps, rows)
-            actions = _run_lane(lr, rows.copy(), n, state.problem, t)
-            paid = accumulate(paid, step_costs(actions, rows)[None])
+            actions, step_paid = _play(state, i, rows, t)
+            paid = accumulate(paid, step_paid[None])
             cum = accumulate(cum, rows.T)
             change = np.concatenate([[0], np.flatnonzero(actions[1:] != actions[:-1]) + 1])
             starts.append(t + change)
@@ -689,7 +737,7 @@ def _simulate(
     group = MAX_GROUP_PAIRS if callable(getattr(seq, "sample_chunk", None)) else 1
     for g0 in range(0, len(pair_ids), group):
         ids = list(pair_ids[g0 : g0 + group])
-        learners, rngs = [], []
+        learners, rngs, samplers = [], [], []
         for k in ids:
             pair_seed = child(root, INTERNAL, k)
             for side in (0, 1):
@@ -700,8 +748,10 @@ def _simulate(
                         raise InvalidArgumentError(f"learner built with {attr}={got}, but evaluate() was given {attr}={expected}")
                 learners.append(learner)
                 rngs.append(np.random.default_rng(child(root, DATA, k, side)))
+                # a mixed strategy's draws: one stream per pair, the same for its two runs (part of R)
+                samplers.append(np.random.default_rng(child(root, INTERNAL, k, MIXED)))
         block_cls = _block_class(learners)
-        state = _Lanes(learners, rngs, seq, n=n, horizon=horizon, action_set=action_set,
+        state = _Lanes(learners, rngs, seq, samplers=samplers, n=n, horizon=horizon, action_set=action_set,
                        block=learners[0].block_size if block_cls is not None else None,
                        domain=getattr(learners[0], "domain", None) or domain)
         segmented = block_cls is None and _segment_learners(learners)

@@ -17,6 +17,8 @@ Seed = Union[int, np.random.SeedSequence]
 
 # Fixed spawn-key slots. Changing them changes every result for a given seed: don't.
 INTERNAL, GRID, DATA, ADVERSARY = 0, 1, 2, 3
+#: Under a pair's INTERNAL seed: the uniforms that sample a mixed strategy's action (part of R).
+MIXED = 4
 
 
 def seed_sequence(seed: Seed, *, name: str = "seed") -> np.random.SeedSequence:

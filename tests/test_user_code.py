@@ -125,3 +125,69 @@ def test_the_factory_build_is_the_pairs_learner():
     build, label, spec = learner_builder(TunedHedge, n=3, horizon=10, overrides={"eta": 0.25})
     learner = build(child(seed_sequence(0), INTERNAL, 0))
     assert isinstance(learner, TunedHedge) and learner.eta == 0.25 and spec is None and label == "TunedHedge"
+
+
+class MixedHedge:
+    """Exponential weights that play the distribution itself (a mixed strategy)."""
+
+    mixed = True
+
+    def __init__(self, *, n, horizon, rng, eta=0.5):
+        self.n, self.eta, self.loss = n, eta, np.zeros(n)
+
+    def act(self):
+        w = np.exp(-self.eta * (self.loss - self.loss.min()))
+        return w / w.sum()
+
+    def update(self, cost):
+        self.loss += cost
+
+
+class MixedHedgeRun(MixedHedge):
+    def run(self, costs):
+        out = np.empty_like(costs)
+        for t, c in enumerate(costs):
+            out[t] = self.act()
+            self.update(c)
+        return out
+
+
+@pytest.mark.parametrize("cls", [MixedHedge, MixedHedgeRun])
+def test_a_mixed_strategy_is_sampled_from_the_pairs_stream_and_pays_its_expected_cost(cls):
+    from replify.engine import step_costs  # noqa: F401 - the engine's accounting is what is checked
+    from replify.randomness import DATA, MIXED
+
+    n, T = 3, 400
+    report = replify.evaluate(cls, "iid-bernoulli", n=n, horizon=T, pairs=4, seed=2, adversary_params={"means": [0.4, 0.5, 0.6]})
+    root = seed_sequence(2)
+    for k in range(4):
+        u = np.random.default_rng(child(root, INTERNAL, k, MIXED)).random(T)  # one stream, both runs
+        runs = []
+        for side in (0, 1):
+            learner = cls(n=n, horizon=T, rng=None)
+            costs = replify.make_adversary("iid-bernoulli", n=n, horizon=T, seed=0, means=[0.4, 0.5, 0.6]).sample(
+                np.random.default_rng(child(root, DATA, k, side)))
+            probs = np.array([(learner.act(), learner.update(c))[0] for c in costs])
+            cdf = np.cumsum(probs, axis=1)
+            runs.append((cdf < u[:, None] * cdf[:, -1:]).sum(axis=1))
+            expected_paid = np.cumsum((probs * costs).sum(axis=1))[-1]  # regret on the expected loss
+            assert report.regret[k, side] == pytest.approx(expected_paid - costs.sum(axis=0).min(), abs=1e-9)
+            assert np.array_equal(np.bincount(runs[-1], minlength=n), report.action_counts[k, side])
+        assert report.identical[k] == np.array_equal(*runs)
+
+
+def test_a_mixed_strategy_on_identical_costs_is_replicable():
+    # The same costs in both runs (a point mass) give the same distributions; the shared uniforms
+    # then give the same actions: rho_hat = 0 exactly. Independent sampling would part them.
+    costs = (np.random.default_rng(0).random((300, 3)) < 0.5).astype(float)
+    r = replify.evaluate(MixedHedge, "point-mass", n=3, horizon=300, pairs=20, seed=0, adversary_params={"costs": costs})
+    assert r.rho_hat == 0.0 and r.action_counts.sum() == 20 * 2 * 300
+
+
+def test_a_mixed_learner_that_plays_no_distribution_is_refused_with_the_step():
+    class Broken(MixedHedge):
+        def act(self):
+            return np.array([0.5, 0.6, -0.1]) if self.loss.sum() > 3 else super().act()
+
+    with pytest.raises(replify.errors.ActionError, match=r"a mixed learner returned \[0\.5, 0\.6, -0\.1\] at step \d+; expected a probability vector"):
+        replify.evaluate(Broken, "iid-bernoulli", n=3, horizon=100, pairs=2, seed=0)
