@@ -15,6 +15,7 @@ about other adversaries).
 
 from __future__ import annotations
 
+import math
 import warnings
 from typing import Any, Callable, Mapping, Sequence
 
@@ -26,6 +27,7 @@ from .errors import InvalidArgumentError, ReplifyWarning
 from .evaluation import evaluate
 from .factory import make
 from .progress import reporter
+from .randomness import seed_sequence
 from .stress import stress
 from .sweeps import jsonable
 from .theory import certified_eps
@@ -101,8 +103,8 @@ class Calibration:
     checks: tuple[AdversaryCheck, ...]
     reference: str
     regret: float  # measured afresh on refine_pairs pairs (seed + 3), not the search's estimate
-    certified_knobs: dict[str, Any]
-    certified_regret: float
+    certified_knobs: dict[str, Any] | None  # None: no certified point (a user's learner, a user's grid)
+    certified_regret: float | None
     constant_regret: float
     candidates_tried: int
     #: the t interval of ``regret`` (the confidence of evaluate's default, 95%)
@@ -112,6 +114,8 @@ class Calibration:
     #: every candidate tried and refused, in the order tried: its knobs and the test that refused
     #: it (the screen on two-way ties, or the first sequential test not decided "below")
     refused: tuple[tuple[dict[str, Any], AdversaryCheck], ...] = ()
+    #: the learner calibrated, when it is a user's factory rather than a registered name
+    factory: Any = attrs.field(default=None, repr=False)
 
     @property
     def label(self) -> str:
@@ -119,11 +123,20 @@ class Calibration:
                 f"decided rho below {self.rho:g} on each), not certified")
 
     def make(self, seed: Any) -> Any:
-        """The calibrated learner, labelled (``params.calibration``)."""
+        """The calibrated learner, labelled (``params.calibration``; a user's learner is labelled
+        when its ``params`` is an attrs instance or a dict, and left as it is otherwise)."""
         with warnings.catch_warnings():  # its eps is not certified: it says so in its label instead
             warnings.simplefilter("ignore", ReplifyWarning)
-            learner = make(self.learner, n=self.n, horizon=self.horizon, seed=seed, rho=self.rho, **self.knobs)
-        learner.params = attrs.evolve(learner.params, calibration=self.label)
+            if self.factory is None:
+                learner = make(self.learner, n=self.n, horizon=self.horizon, seed=seed, rho=self.rho, **self.knobs)
+            else:
+                learner = _user_build(self.factory, n=self.n, horizon=self.horizon, rho=self.rho, knobs=self.knobs)(
+                    seed_sequence(seed))
+        params = getattr(learner, "params", None)
+        if attrs.has(type(params)) and hasattr(params, "calibration"):
+            learner.params = attrs.evolve(params, calibration=self.label)
+        elif isinstance(params, dict):
+            learner.params = dict(params, calibration=self.label)
         return learner
 
     def register(self, name: str | None = None) -> str:
@@ -132,6 +145,11 @@ class Calibration:
 
         from .plugins import registry
 
+        if self.factory is not None:
+            raise InvalidArgumentError(
+                f"register() names registered learners' calibrations; {self.learner!r} is a factory of yours: "
+                "use Calibration.make, or register your factory as a plugin first"
+            )
         label = name or f"{self.learner}@calibrated"
         spec = registry().learner(self.learner)
         calibration = self
@@ -168,9 +186,14 @@ class Calibration:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ReplifyWarning)
             for knobs, m, regret in self.grid:
-                r = evaluate(self.learner, "ties", n=n, horizon=T, pairs=pairs, seed=seed, rho=self.rho,
-                             adversary_params={"k": 2, **scale}, **knobs)
-                points.append({"knobs": knobs, "multiplier": m, "regret": regret, "rho_hat": r.rho_hat,
+                if self.factory is None:
+                    r = evaluate(self.learner, "ties", n=n, horizon=T, pairs=pairs, seed=seed, rho=self.rho,
+                                 adversary_params={"k": 2, **scale}, **knobs)
+                else:
+                    r = evaluate(_user_build(self.factory, n=n, horizon=T, rho=self.rho, knobs=knobs), "ties", n=n,
+                                 horizon=T, pairs=pairs, seed=seed, adversary_params={"k": 2})
+                points.append({"knobs": knobs, "multiplier": None if math.isnan(m) else m, "regret": regret,
+                               "rho_hat": r.rho_hat,
                                "rho_ci": list(r.rho_ci), "certified": knobs == self.certified_knobs,
                                "calibrated": knobs == self.knobs})
             refs = {}
@@ -227,9 +250,27 @@ def _grid(
     return out
 
 
+def _user_build(factory: Any, *, n: int, horizon: int, rho: float, knobs: Mapping[str, Any]) -> Any:
+    """``seed -> learner`` for a user's factory with ``knobs``; ``rho`` only if it takes one."""
+    from .factory import learner_builder
+
+    takes_rho = "rho" in _parameters(factory)
+    build, _, _ = learner_builder(factory, n=n, horizon=horizon, rho=rho if takes_rho else None, overrides=dict(knobs))
+    return build
+
+
+def _parameters(factory: Any) -> set[str]:
+    import inspect
+
+    try:
+        return set(inspect.signature(factory).parameters)
+    except (TypeError, ValueError):
+        return set()
+
+
 @public
 def calibrate(
-    name: str,
+    name: str | Callable[..., Any],
     *,
     n: int,
     horizon: int,
@@ -244,6 +285,7 @@ def calibrate(
     test_pairs: int = 4000,
     block_fractions: Sequence[float] = BLOCK_FRACTIONS,
     multipliers: Sequence[float] = MULTIPLIERS,
+    grid: Sequence[Mapping[str, Any]] | None = None,
     progress: bool | Callable[[int, int], None] | None = None,
 ) -> Calibration:
     """Calibrate ``name`` (one of ``ftplb-star``, ``fllb``, ``iid-experts``, ``split-commit``) for
@@ -266,12 +308,26 @@ def calibrate(
     grid. ``progress=True`` draws a bar (regret measurements, then test pairs against the
     budget); a callable ``progress(done, total)`` is called as they are spent. Returns a
     :class:`Calibration`.
+
+    Any other learner — a registered name, or a factory of yours taking n, horizon, rng (a class,
+    or a ``functools.partial`` of one) — is calibrated over ``grid``, a list of knob dicts passed
+    to it as keyword arguments (``rho`` too, if it takes one), against the whole stress suite; it
+    has no certified point (``certified_knobs`` is None).
     """
-    if name not in CALIBRATABLE:
-        raise InvalidArgumentError(f"calibrate supports {list(CALIBRATABLE)}; got {name!r}")
+    from .factory import label_of
     from .plugins import registry
 
-    spec_guarantee = registry().learner(name).guarantee
+    user = not isinstance(name, str)
+    if grid is None and (user or name not in CALIBRATABLE):
+        raise InvalidArgumentError(
+            f"calibrate knows the knobs of {list(CALIBRATABLE)}; for {name if not user else label_of(name)!r} give "
+            "grid=[{...}, ...], the knob settings to search"
+        )
+    if grid is not None and (isinstance(grid, (str, Mapping)) or len(grid) == 0
+                             or not all(isinstance(g, Mapping) for g in grid)):
+        raise InvalidArgumentError(f"grid must be a non-empty list of dicts of knobs; got {grid!r}")
+    label = label_of(name) if user else name
+    spec_guarantee = None if user else registry().learner(name).guarantee
     n, horizon, rho = check_int("n", n, minimum=2), check_int("horizon", horizon, minimum=16), check_rho(rho)
     budget = check_int("budget", budget, minimum=100)
     if reference is None:
@@ -283,17 +339,26 @@ def calibrate(
     used = measured = 0
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ReplifyWarning)
-        grid = _grid(name, n=n, horizon=horizon, rho=rho, fractions=block_fractions, multipliers=multipliers)
+        if grid is not None:  # the user's knob settings: no multiplier of a certified value, no certified point
+            points = [(dict(g), math.nan) for g in grid]
+        else:
+            points = _grid(name, n=n, horizon=horizon, rho=rho, fractions=block_fractions, multipliers=multipliers)
     # progress: regret measurements (one unit each) and then the tests' pairs against the budget
-    work = len(grid) + min(REFINE_TOP, len(grid)) + budget
-    bar = reporter(progress, f"calibrate {name}")
+    work = len(points) + min(REFINE_TOP, len(points)) + budget
+    bar = reporter(progress, f"calibrate {label}")
+
+    def learner_for(knobs: Mapping[str, Any]) -> Any:
+        """What evaluate and stress are given: the name (with rho and knobs passed), or the user's
+        factory built with its knobs (and rho if it takes one) as a seed -> learner callable."""
+        return name if not user else _user_build(name, n=n, horizon=horizon, rho=rho, knobs=knobs)
 
     def measure(knobs: dict[str, Any], adversary: str, params: Mapping[str, Any], pairs: int, s: int, **kw: Any) -> Any:
         nonlocal used, measured
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ReplifyWarning)
-            report = evaluate(name, adversary, n=n, horizon=horizon, pairs=pairs, seed=s, rho=rho,
-                              adversary_params=dict(params), **knobs, **kw)
+            extra = {} if user else dict(knobs, rho=rho)
+            report = evaluate(learner_for(knobs), adversary, n=n, horizon=horizon, pairs=pairs, seed=s,
+                              adversary_params=dict(params), **extra, **kw)
         if kw.get("sequential"):
             used += report.pairs  # the budget is for the tests (and stress searches) that back the claim
         else:
@@ -303,7 +368,7 @@ def calibrate(
         return report
 
     try:
-        candidates = [k for k, _ in grid]
+        candidates = [k for k, _ in points]
         # Regret: a first estimate of every candidate on regret_pairs pairs, then the REFINE_TOP best
         # again on refine_pairs (a learner whose regret hangs on a few random picks, like iid-experts,
         # is ranked by noise on 40 pairs); candidates are tried in the refined order.
@@ -311,11 +376,12 @@ def calibrate(
         top = np.argsort(regrets, kind="stable")[:REFINE_TOP].tolist()
         for i in top:
             regrets[i] = measure(candidates[i], ref_name, ref_params, refine_pairs, seed).regret_mean
-        certified_point = [m == 1.0 and k.get("K_constant", 1000.0) >= 1000.0 for k, m in grid]
+        certified_point = [m == 1.0 and k.get("K_constant", 1000.0) >= 1000.0 for k, m in points]
         # the certified point: the best first estimate among the candidates at multiplier 1 (for
         # iid-experts, with the paper's K_constant too: a smaller one loses the certificate)
-        best_certified = int(np.argmin([r if c else np.inf for c, r in zip(certified_point, regrets)]))
-        certified = candidates[best_certified]
+        certified = None
+        if any(certified_point):
+            certified = candidates[int(np.argmin([r if c else np.inf for c, r in zip(certified_point, regrets)]))]
         rest = [i for i in np.argsort(regrets, kind="stable").tolist() if i not in top]
         order = sorted(top, key=regrets.__getitem__) + rest
         tried = 0
@@ -339,8 +405,9 @@ def calibrate(
             if adversaries == "stress":
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", ReplifyWarning)
-                    found = stress(name, n=n, horizon=horizon, rho=rho, budget=min(400, max(100, budget - used)),
-                                   seed=seed, families=["ties"] if iid else None, **knobs)
+                    found = stress(learner_for(knobs), n=n, horizon=horizon, budget=min(400, max(100, budget - used)),
+                                   seed=seed, families=["ties"] if iid else None,
+                                   **({} if user else dict(knobs, rho=rho)))
                 used += found.pairs_used
                 suite.append((found.worst.family, found.worst.params))
             for adversary, params in suite:
@@ -356,21 +423,23 @@ def calibrate(
                 # is biased low. constant's is its expectation over the expert it draws, on the same
                 # fresh draws as the calibrated learner's.
                 final = measure(knobs, ref_name, ref_params, refine_pairs, seed + 3)
-                cert = measure(certified, ref_name, ref_params, refine_pairs, seed + 3)
+                cert = None if certified is None else measure(certified, ref_name, ref_params, refine_pairs, seed + 3)
                 constant = (float(np.mean(final.constant_regret)) if final.constant_regret is not None else
                             evaluate("constant", ref_name, n=n, horizon=horizon, pairs=refine_pairs, seed=seed + 3,
                                      adversary_params=ref_params).regret_mean)
-                return Calibration(learner=name, n=n, horizon=horizon, rho=rho, alpha=alpha, knobs=dict(knobs),
+                return Calibration(learner=label, n=n, horizon=horizon, rho=rho, alpha=alpha, knobs=dict(knobs),
                                    checks=tuple(checks), reference=ref_name, regret=float(final.regret_mean),
                                    regret_ci=tuple(map(float, final.regret_ci)),
-                                   certified_knobs=dict(certified), certified_regret=float(cert.regret_mean),
+                                   certified_knobs=None if certified is None else dict(certified),
+                                   certified_regret=None if cert is None else float(cert.regret_mean),
+                                   factory=name if user else None,
                                    constant_regret=float(constant), candidates_tried=tried,
-                                   grid=tuple((dict(k), float(m), float(r)) for (k, m), r in zip(grid, regrets)),
+                                   grid=tuple((dict(k), float(m), float(r)) for (k, m), r in zip(points, regrets)),
                                    refused=tuple(refused))
         raise InvalidArgumentError(
-            f"calibrate({name!r}) found no candidate that the sequential test decided below rho={rho} on every adversary "
-            f"within budget={budget} pairs ({tried} tried); raise budget or test_pairs, or use the certified parameters "
-            f"{certified}"
+            f"calibrate({label!r}) found no candidate that the sequential test decided below rho={rho} on every adversary "
+            f"within budget={budget} pairs ({tried} tried); raise budget or test_pairs"
+            + ("" if certified is None else f", or use the certified parameters {certified}")
         )
     finally:
         if bar is not None:

@@ -188,8 +188,10 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
               f"[{lo:.3f}, {hi:.3f}]   {json.dumps(c.to_dict()['params'], sort_keys=True)}")
     ci = "" if cal.regret_ci is None else f" [{cal.regret_ci[0]:.1f}, {cal.regret_ci[1]:.1f}]"
     print(f"  regret on {cal.reference} (measured on fresh pairs): calibrated {cal.regret:.1f}{ci} "
-          f"({cal.regret / cal.constant_regret:.2f} x constant)   certified {cal.certified_regret:.1f} "
-          f"{json.dumps(cal.certified_knobs, sort_keys=True)}   constant {cal.constant_regret:.1f}")
+          f"({cal.regret / cal.constant_regret:.2f} x constant)   "
+          + ("" if cal.certified_regret is None else
+             f"certified {cal.certified_regret:.1f} {json.dumps(cal.certified_knobs, sort_keys=True)}   ")
+          + f"constant {cal.constant_regret:.1f}")
     if args.json:
         Path(args.json).write_text(json.dumps(cal.to_dict(), indent=2, sort_keys=True) + "\n")
     if args.plot:

@@ -376,6 +376,22 @@ class _Lanes:
         self.curve_paid[lanes, k] = paid
         self.curve_best[lanes, k] = self._best(cum)
 
+    def checkpoints_inside(
+        self, t0: int, t1: int, paid_before: np.ndarray, paid: np.ndarray, cum_before: np.ndarray, costs: np.ndarray,
+        lanes: Any = slice(None),
+    ) -> None:
+        """Record the checkpoints in (t0, t1] of a per-step chunk: ``paid`` (lanes, L) and
+        ``costs`` (lanes, L, n) added in time order to the totals before the chunk — the very
+        additions :func:`accumulate` makes, so the values are those stepping would give."""
+        inside = self.checkpoints[(self.checkpoints > t0) & (self.checkpoints <= t1)]
+        if inside.size == 0:
+            return
+        j = inside - t0  # columns of the running sums (column 0: before the chunk)
+        run_paid = np.cumsum(np.concatenate([paid_before[..., None], paid], axis=-1), axis=-1)[..., j]
+        run_cum = np.cumsum(np.concatenate([cum_before[..., None], costs.transpose(0, 2, 1)], axis=-1), axis=-1)[..., j]
+        for c, step in enumerate(inside.tolist()):
+            self.checkpoint(step, lanes=lanes, paid=run_paid[:, c], cum=run_cum[:, :, c])
+
     def _best(self, cum: np.ndarray) -> np.ndarray:
         if self.problem == "experts":
             return cum.min(axis=-1)
@@ -461,17 +477,14 @@ def _per_step(state: _Lanes, block_cls: type | None, budget: int) -> None:
             _blocks(state, block_cls, ends, sums, totals, t0, t1)
         return
     rows = max(1, budget // (lanes * n * 8))
-    # chunks also end at the checkpoints (sums are added in time order: cutting changes nothing)
-    cuts = np.union1d(np.arange(rows, horizon, rows), state.checkpoints)
-    for t0, t1 in zip(np.concatenate([[0], cuts[:-1]]).tolist(), cuts.tolist()):
+    for t0 in range(0, horizon, rows):
+        t1 = min(horizon, t0 + rows)
         costs = state.draw_rows(t0, t1)
-        # Each learner gets its own copy of its lane's chunk: one that writes into what it is given
-        # (zeroing it after reading, say) cannot change the costs the engine accounts with.
-        played = [_play(state, i, costs[i], t0) for i in range(lanes)]
+        played = [_play(state, i, costs[i], t0) for i in range(lanes)]  # each learner gets its own copy
         actions, paid = np.stack([a for a, _ in played]), np.stack([p for _, p in played])
+        state.checkpoints_inside(t0, t1, state.paid, paid, state.cum, costs)
         state.set_cum(accumulate(state.cum, costs.transpose(0, 2, 1)), t1)
         state.account(actions, paid, np.ones(t1 - t0), np.arange(t0, t1))
-        state.checkpoint(t1)
 
 
 def _whole_blocks(state: _Lanes, block_cls: type, rows: int, any_order: bool) -> None:
@@ -640,25 +653,31 @@ def _play_lane(state: _Lanes, i: int, sums: bool, chunk_rows: int) -> tuple[np.n
             raise InvalidArgumentError(
                 f"{type(lr).__name__}.next_segment() at step {t} must give 1..{horizon - t} steps; got {steps!r}"
             )
-        # a segment ends at the next checkpoint at the latest (fewer steps are always allowed)
-        steps = min(int(steps), int(state.checkpoints[np.searchsorted(state.checkpoints, t, side="right")]) - t)
+        steps = int(steps)
         if summed and sums:
+            # One draw for the segment, cut at the checkpoints inside it (the pieces' sums, exact
+            # in law); the learner advances once, the regret is recorded at every cut.
             action = check_action(lr.act(), n=n, problem=state.problem, step=t + 1, source="learner.act()")
-            lo, hi = np.array([t]), np.array([t + steps])
-            total = np.asarray(state.seq.sample_sums(rng, lo, hi), dtype=np.float64)
-            if total.shape != (1, n):
-                raise CostError(f"the adversary's sample_sums(rng, starts, stops) must return sums of shape (1, {n}); "
-                                f"got shape {total.shape}")
-            state.check_sums(total[None], lo, hi)
-            lr.advance(total[0].copy(), int(steps))
-            paid = accumulate(paid, step_costs(np.array([action]), total)[None])
-            cum = cum + total[0]
-            starts.append(lo)
+            inside = state.checkpoints[(state.checkpoints > t) & (state.checkpoints < t + steps)]
+            lo, hi = np.concatenate([[t], inside]), np.concatenate([inside, [t + steps]])
+            parts = np.asarray(state.seq.sample_sums(rng, lo, hi), dtype=np.float64)
+            if parts.shape != (lo.size, n):
+                raise CostError(f"the adversary's sample_sums(rng, starts, stops) must return sums of shape ({lo.size}, {n}); "
+                                f"got shape {parts.shape}")
+            state.check_sums(parts[None], lo, hi)
+            running = np.cumsum(np.concatenate([cum[None], parts]), axis=0)[1:]
+            lr.advance(parts.sum(axis=0), steps)
+            piece_paid = np.cumsum(np.concatenate([paid, parts[:, action]]))[1:]
+            for j, step in enumerate(hi.tolist()):
+                state.checkpoint(step, lanes=slice(i, i + 1), paid=piece_paid[j : j + 1], cum=running[j : j + 1])
+            paid, cum = piece_paid[-1:], running[-1]
+            starts.append(lo[:1])
             acts.append(np.array([action]))
         else:
             rows = np.empty((int(steps), n))
             state.draw_lane(i, t, t + steps, rows)
             actions, step_paid = _play(state, i, rows, t)
+            state.checkpoints_inside(t, t + steps, paid, step_paid[None], cum[None], rows[None], lanes=slice(i, i + 1))
             paid = accumulate(paid, step_paid[None])
             cum = accumulate(cum, rows.T)
             change = np.concatenate([[0], np.flatnonzero(actions[1:] != actions[:-1]) + 1])
@@ -667,7 +686,6 @@ def _play_lane(state: _Lanes, i: int, sums: bool, chunk_rows: int) -> tuple[np.n
         t += int(steps)
         if not np.isfinite(cum).all():
             raise CostError(f"the adversary drew non-finite costs by step {t}")
-        state.checkpoint(t, lanes=slice(i, i + 1), paid=paid, cum=cum[None])
     state._full[i] = None  # a whole-sequence adversary's draw: this lane is done with it
     state.paid[i], state.cum[i] = paid[0], cum
     s, a = np.concatenate(starts), np.concatenate(acts)

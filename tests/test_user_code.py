@@ -191,3 +191,53 @@ def test_a_mixed_learner_that_plays_no_distribution_is_refused_with_the_step():
 
     with pytest.raises(replify.errors.ActionError, match=r"a mixed learner returned \[0\.5, 0\.6, -0\.1\] at step \d+; expected a probability vector"):
         replify.evaluate(Broken, "iid-bernoulli", n=3, horizon=100, pairs=2, seed=0)
+
+
+class BlockedLeader:
+    """A user's replicable-by-design learner: follow the leader, re-decided every ``block``
+    steps with noise of scale ``noise`` drawn from its own rng (the paper's recipe, by hand)."""
+
+    def __init__(self, *, n, horizon, rng, block=1000, noise=1.0):
+        self.n, self.block, self.rng = n, block, rng
+        self.noise_scale, self.t, self.loss, self.choice = noise, 0, np.zeros(n), 0
+
+    def act(self):
+        return self.choice
+
+    def update(self, cost):
+        self.loss += cost
+        self.t += 1
+        if self.t % self.block == 0:
+            self.choice = int(np.argmin(self.loss - self.rng.exponential(self.noise_scale, self.n)))
+
+    def run(self, costs):
+        """The same as stepping, a block at a time."""
+        out = np.empty(len(costs), dtype=np.int64)
+        pos = 0
+        while pos < len(costs):
+            stop = min(len(costs), pos + self.block - self.t % self.block)
+            out[pos:stop] = self.choice
+            self.loss += costs[pos:stop].sum(axis=0)
+            self.t += stop - pos
+            if self.t % self.block == 0:
+                self.choice = int(np.argmin(self.loss - self.rng.exponential(self.noise_scale, self.n)))
+            pos = stop
+        return out
+
+
+def test_calibrate_a_users_learner_over_its_own_grid():
+    # Greedy (noise 1) re-decisions part the runs on ties; heavy noise (1e6) keeps them together
+    # but learns nothing. The calibration must pick a setting whose every test decided "below".
+    grid = [{"block": 500, "noise": 1.0}, {"block": 500, "noise": 300.0}, {"block": 500, "noise": 1e6}]
+    cal = replify.calibrate(BlockedLeader, n=3, horizon=2_000, rho=0.2, seed=0, budget=8_000, test_pairs=1_000, grid=grid)
+    assert cal.learner == "BlockedLeader" and cal.certified_knobs is None and cal.certified_regret is None
+    assert cal.knobs in grid and cal.knobs["noise"] > 1.0  # the greedy one parts its runs on ties
+    assert {c.adversary for c in cal.checks} >= {"iid-bernoulli", "ties", "crossing"}
+    assert all(c.decision == "below" for c in cal.checks)
+    learner = cal.make(0)
+    assert isinstance(learner, BlockedLeader) and learner.noise_scale == cal.knobs["noise"]
+    with pytest.raises(InvalidArgumentError, match=r"register\(\) names registered learners' calibrations"):
+        cal.register()
+    with pytest.raises(InvalidArgumentError, match=r"for 'BlockedLeader' give grid="):
+        replify.calibrate(BlockedLeader, n=3, horizon=2_000, rho=0.2)
+    json.dumps(cal.to_dict())
