@@ -7,7 +7,8 @@
   deterministic conformance checks a plugin author runs in CI, as scikit-learn's
   ``check_estimator``/``parametrize_with_checks`` do: stepping equals ``run`` bit for bit, the
   horizon is respected, the caller's arrays are untouched, a declared cost domain is enforced,
-  consecutive chunks equal one ``sample``, ``sample_sums`` has the law of the summed steps. A spec's
+  consecutive chunks equal one ``sample``, ``sample_sums`` has the law of the summed steps, and a
+  learner with the engine's segment protocol plays by segments what it plays by steps. A spec's
   ``test_params`` supply the arguments a check needs (``n`` and ``horizon`` among them).
 
 The pytest plugin ``replify_pytest`` (entry point ``pytest11``) provides the fixture
@@ -176,8 +177,38 @@ def check_sums_law(spec: Any) -> None:
         f"{spec.name}: sample_sums() does not have the law of the summed steps"
 
 
+def check_segments_equal_stepping(spec: Any) -> None:
+    """A learner with the engine's segment protocol (``next_segment``, ``advance``) plays, when
+    each summed segment is handed the exact sum of its steps, the actions stepping plays. The
+    costs are 0/1 (scaled into the domain), so every sum is exact in any order."""
+    learner, n, horizon = _build(spec, 14)
+    if not (callable(getattr(learner, "next_segment", None)) and callable(getattr(learner, "advance", None))):
+        return
+    low, high = spec.cost_range
+    costs = low + (high - low) * (np.random.default_rng(15).random((horizon, n)) < 0.5)
+    costs = costs / n if spec.norm == "l1" else costs
+    stepper, _, _ = _build(spec, 14)
+    stepped = []
+    for c in costs:
+        stepped.append(np.array(stepper.act(), copy=True))
+        stepper.update(c)
+    played, t = [], 0
+    while t < horizon:
+        steps, summed = learner.next_segment()
+        assert 1 <= steps <= horizon - t, f"{spec.name}: next_segment() at step {t} gave {steps} steps"
+        if summed:
+            played += [np.array(learner.act(), copy=True)] * steps
+            learner.advance(costs[t : t + steps].sum(axis=0), steps)
+        else:
+            played += list(np.asarray(learner.run(costs[t : t + steps])))
+        t += steps
+    assert np.array_equal(np.asarray(played), np.asarray(stepped)), \
+        f"{spec.name}: playing by segments differs from stepping"
+
+
 LEARNER_CHECKS: tuple[Callable[[Any], None], ...] = (
     check_run_equals_stepping, check_horizon, check_inputs_untouched, check_domain_enforced,
+    check_segments_equal_stepping,
 )
 ADVERSARY_CHECKS: tuple[Callable[[Any], None], ...] = (check_sample, check_chunks_equal_sample, check_sums_law)
 

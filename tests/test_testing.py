@@ -84,3 +84,35 @@ def test_the_pytest_plugin_gives_users_a_fixture(tmp_path):
                          capture_output=True, text=True, cwd=tmp_path)
     assert out.returncode == 0, out.stdout + out.stderr
     assert "1 passed" in out.stdout
+
+
+def test_the_segment_check_catches_a_learner_whose_segments_lie():
+    # iid-experts whose advance forgets to open the next block: by segments it keeps expert 1,
+    # by steps it moves on; with a small K_constant the per-step branch runs too.
+    from replify_plugins.iid_experts import IidExperts
+
+    class Forgetful(IidExperts):
+        def advance(self, total, steps):
+            self._paid += float(np.asarray(total)[self._action])
+            self._cum = self._cum + np.asarray(total)
+            self._t += steps
+
+    good = replify.LearnerSpec("iid-good", IidExperts, "experts", cost_range=(0.0, 1.0),
+                               test_params={"rho": 0.1, "horizon": 400, "K_constant": 0.05})
+    check_learner(good)
+    bad = replify.LearnerSpec("iid-forgetful", Forgetful, "experts", cost_range=(0.0, 1.0),
+                              test_params={"rho": 0.1, "horizon": 400})
+    with pytest.raises(AssertionError, match=r"iid-forgetful: next_segment\(\) at step 20 gave 0 steps"):
+        check_learner(bad)  # stuck at the end of block 1, it offers no steps
+
+    class Lagging(IidExperts):  # opens the next block, then plays the expert after its leader
+        def advance(self, total, steps):
+            block = self._block
+            super().advance(total, steps)
+            if self._block != block:
+                self._action = (self._action + 1) % self.n
+
+    lagging = replify.LearnerSpec("iid-lagging", Lagging, "experts", cost_range=(0.0, 1.0),
+                                  test_params={"rho": 0.1, "horizon": 400})
+    with pytest.raises(AssertionError, match=r"iid-lagging: playing by segments differs from stepping"):
+        check_learner(lagging)
