@@ -354,3 +354,19 @@ def test_the_regret_curve_is_the_regret_at_its_steps(case, chunked, monkeypatch)
     assert report.regret_curve["mean"][-1] == pytest.approx(report.regret_mean)
     lo, hi = report.regret_curve["low"], report.regret_curve["high"]
     assert np.all(lo <= report.regret_curve["mean"]) and np.all(report.regret_curve["mean"] <= hi)
+
+
+@pytest.mark.parametrize("case", ["iid-experts segments", "whole sequences", "mixed"])
+def test_the_new_paths_give_the_same_report_whatever_n_jobs(case):
+    from test_user_code import MixedHedge
+
+    if case == "iid-experts segments":
+        learner, adversary, kw = "iid-experts", "iid-bernoulli", dict(rho=0.1, noise_scale=30.0)
+    elif case == "whole sequences":
+        learner, adversary, kw = "hedge", UniformCosts(4, 3000, chunked=False), {}
+    else:
+        learner, adversary, kw = MixedHedge, "iid-bernoulli", {}
+    one = replify.evaluate(learner, adversary, n=4, horizon=3000, pairs=10, seed=3, n_jobs=1, **kw)
+    two = replify.evaluate(learner, adversary, n=4, horizon=3000, pairs=10, seed=3, n_jobs=2, **kw)
+    assert one.to_dict(per_pair=True) == two.to_dict(per_pair=True)
+    assert np.array_equal(one.regret_curve_values, two.regret_curve_values)
