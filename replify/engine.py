@@ -376,6 +376,15 @@ class _Lanes:
         self.curve_paid[lanes, k] = paid
         self.curve_best[lanes, k] = self._best(cum)
 
+    def checkpoints_at(self, steps: np.ndarray, lane: int, paid: np.ndarray, cum: np.ndarray) -> None:
+        """:meth:`checkpoint` for one lane at many steps at once: ``paid`` (k,), ``cum`` (k, n)."""
+        k = np.searchsorted(self.checkpoints, steps)
+        hit = k < self.checkpoints.size
+        hit[hit] = self.checkpoints[k[hit]] == steps[hit]
+        if hit.any():
+            self.curve_paid[lane, k[hit]] = paid[hit]
+            self.curve_best[lane, k[hit]] = self._best(cum[hit])
+
     def checkpoints_inside(
         self, t0: int, t1: int, paid_before: np.ndarray, paid: np.ndarray, cum_before: np.ndarray, costs: np.ndarray,
         lanes: Any = slice(None),
@@ -389,15 +398,17 @@ class _Lanes:
         j = inside - t0  # columns of the running sums (column 0: before the chunk)
         run_paid = np.cumsum(np.concatenate([paid_before[..., None], paid], axis=-1), axis=-1)[..., j]
         run_cum = np.cumsum(np.concatenate([cum_before[..., None], costs.transpose(0, 2, 1)], axis=-1), axis=-1)[..., j]
-        for c, step in enumerate(inside.tolist()):
-            self.checkpoint(step, lanes=lanes, paid=run_paid[:, c], cum=run_cum[:, :, c])
+        k = np.searchsorted(self.checkpoints, inside)
+        self.curve_paid[lanes, k] = run_paid
+        self.curve_best[lanes, k] = self._best(run_cum.transpose(0, 2, 1))
 
     def _best(self, cum: np.ndarray) -> np.ndarray:
         if self.problem == "experts":
             return cum.min(axis=-1)
         if self.action_set is None:
             return np.full(cum.shape[:-1], np.nan)  # reported as missing: regret needs the action set
-        return np.array([self.action_set.min_cost(c) for c in np.atleast_2d(cum)]).reshape(cum.shape[:-1])
+        flat = np.asarray(cum).reshape(-1, cum.shape[-1])
+        return np.array([self.action_set.min_cost(c) for c in flat]).reshape(cum.shape[:-1])
 
     def regret_curve(self) -> np.ndarray:
         """(lanes, checkpoints): the regret at each checkpoint."""
@@ -668,8 +679,7 @@ def _play_lane(state: _Lanes, i: int, sums: bool, chunk_rows: int) -> tuple[np.n
             running = np.cumsum(np.concatenate([cum[None], parts]), axis=0)[1:]
             lr.advance(parts.sum(axis=0), steps)
             piece_paid = np.cumsum(np.concatenate([paid, parts[:, action]]))[1:]
-            for j, step in enumerate(hi.tolist()):
-                state.checkpoint(step, lanes=slice(i, i + 1), paid=piece_paid[j : j + 1], cum=running[j : j + 1])
+            state.checkpoints_at(hi, i, piece_paid, running)
             paid, cum = piece_paid[-1:], running[-1]
             starts.append(lo[:1])
             acts.append(np.array([action]))
