@@ -228,8 +228,8 @@ class BlockedLeader:
 def test_calibrate_a_users_learner_over_its_own_grid():
     # Greedy (noise 1) re-decisions part the runs on ties; heavy noise (1e6) keeps them together
     # but learns nothing. The calibration must pick a setting whose every test decided "below".
-    grid = [{"block": 500, "noise": 1.0}, {"block": 500, "noise": 300.0}, {"block": 500, "noise": 1e6}]
-    cal = replify.calibrate(BlockedLeader, n=3, horizon=2_000, rho=0.2, seed=0, budget=8_000, test_pairs=1_000, grid=grid)
+    grid = [{"block": 250, "noise": 1.0}, {"block": 250, "noise": 300.0}, {"block": 250, "noise": 1e6}]
+    cal = replify.calibrate(BlockedLeader, n=3, horizon=1_000, rho=0.2, seed=0, budget=6_000, test_pairs=600, grid=grid)
     assert cal.learner == "BlockedLeader" and cal.certified_knobs is None and cal.certified_regret is None
     assert cal.knobs in grid and cal.knobs["noise"] > 1.0  # the greedy one parts its runs on ties
     assert {c.adversary for c in cal.checks} >= {"iid-bernoulli", "ties", "crossing"}
@@ -239,5 +239,5 @@ def test_calibrate_a_users_learner_over_its_own_grid():
     with pytest.raises(InvalidArgumentError, match=r"register\(\) names registered learners' calibrations"):
         cal.register()
     with pytest.raises(InvalidArgumentError, match=r"for 'BlockedLeader' give grid="):
-        replify.calibrate(BlockedLeader, n=3, horizon=2_000, rho=0.2)
+        replify.calibrate(BlockedLeader, n=3, horizon=1_000, rho=0.2)
     json.dumps(cal.to_dict())
