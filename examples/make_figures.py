@@ -10,7 +10,7 @@ import numpy as np
 
 import replify
 from replify.lower_bounds import DEMOS
-from replify.plots import plot_sweep
+from replify.plots import plot_frontier, plot_sweep
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 DOCS.mkdir(exist_ok=True)
@@ -26,4 +26,9 @@ with warnings.catch_warnings():
         adversary_params={"iid-bernoulli": {"means": list(np.linspace(0.3, 0.7, 10))}},
     )
 plot_sweep(result, path=DOCS / "sweep.png")
+
+# docs/frontier.png: the calibration of FTPLB* at n = 10, T = 10^5, rho = 0.1 and its frontier
+# (the same as `replify calibrate ftplb-star -n 10 -T 100000 --rho 0.1 --plot docs/frontier.png`)
+plot_frontier(replify.calibrate("ftplb-star", n=10, horizon=10**5, rho=0.1, seed=0).frontier(seed=0),
+              path=DOCS / "frontier.png")
 print("wrote", sorted(p.name for p in DOCS.glob("*.png")))
