@@ -178,6 +178,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 
     _check_outputs(args)
     cal = replify.calibrate(args.name, n=args.n, horizon=args.T, rho=args.rho, seed=args.seed, budget=args.budget,
+                            test_pairs=args.test_pairs,
                             progress=_bar(args, f"replify calibrate {args.name}"))
     print(f"replify calibrate {cal.learner}: n={cal.n}, T={cal.horizon}, rho={cal.rho}, {cal.candidates_tried} candidates tried")
     print(f"  knobs            {json.dumps(cal.knobs, sort_keys=True)}")
@@ -331,6 +332,8 @@ def parser() -> argparse.ArgumentParser:
     ca.add_argument("--rho", type=float, required=True)
     ca.add_argument("--seed", type=int, default=0)
     ca.add_argument("--budget", type=int, default=80_000, help="pairs in all (default 80000)")
+    ca.add_argument("--test-pairs", dest="test_pairs", type=int, default=4_000,
+                    help="most pairs of one sequential test (default 4000)")
     ca.add_argument("--json", metavar="PATH", help="write the calibration as JSON")
     ca.add_argument("--plot", metavar="PATH", help="the regret-replicability frontier (.png, .svg or .pdf)")
     ca.add_argument("--quiet", action="store_true", help="no progress bar")

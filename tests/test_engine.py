@@ -296,8 +296,8 @@ def test_iid_experts_segment_path_has_the_law_of_the_per_step_path():
 
 @pytest.mark.parametrize("learner", ["ftplb-star", "hedge"])
 def test_a_whole_sequence_adversary_runs_in_two_sequences_of_memory(learner):
-    # A user's adversary with only sample(rng): 8 pairs at n = 10, T = 10^6 (76 MiB a sequence).
-    # Kept for all of a group's lanes, as before, it took 16 sequences; one pair at a time, each
+    # A user's adversary with only sample(rng): 3 pairs at n = 10, T = 10^6 (76 MiB a sequence).
+    # Kept for all of a group's lanes, as before, it took 6 sequences; one pair at a time, each
     # lane's draw freed once folded or played, the peak above the interpreter's is at most two
     # sequences plus the engine's chunks (2 MiB each) and the learner's state: bound 2 x 76 + 40 MiB.
     code = (
@@ -309,7 +309,7 @@ def test_a_whole_sequence_adversary_runs_in_two_sequences_of_memory(learner):
         f"kw = {{'rho': 0.1}} if {learner!r} != 'hedge' else {{}}\n"
         "replify.evaluate('constant', User(10, 100), n=10, horizon=100, pairs=2, seed=0)\n"
         "base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
-        f"replify.evaluate({learner!r}, User(10, 10**6), n=10, horizon=10**6, pairs=8, seed=0, **kw)\n"
+        f"replify.evaluate({learner!r}, User(10, 10**6), n=10, horizon=10**6, pairs=3, seed=0, **kw)\n"
         "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True, timeout=600)
