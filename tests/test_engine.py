@@ -370,3 +370,24 @@ def test_the_new_paths_give_the_same_report_whatever_n_jobs(case):
     two = replify.evaluate(learner, adversary, n=4, horizon=3000, pairs=10, seed=3, n_jobs=2, **kw)
     assert one.to_dict(per_pair=True) == two.to_dict(per_pair=True)
     assert np.array_equal(one.regret_curve_values, two.regret_curve_values)
+
+
+class WholeBernoulli:
+    """0/1 costs, whole sequences only, no integer_costs declared: the engine finds the whole
+    numbers itself and sums them with BLAS, which must still equal stepping bit for bit."""
+
+    def __init__(self, n, horizon):
+        self.n, self.horizon = n, horizon
+
+    def sample(self, rng):
+        return (rng.random((self.horizon, self.n)) < 0.5).astype(float)
+
+
+@pytest.mark.parametrize("case", ["ftplb-star", "wrapped hedge"])
+def test_whole_numbers_from_a_whole_sequence_adversary_stay_bit_identical(case, monkeypatch):
+    monkeypatch.setattr(engine, "WHOLE_SLICE_BYTES", 4 * 8 * 53)  # slices cut across blocks
+    seq = WholeBernoulli(4, 700)
+    report = replify.evaluate(CASES[case], seq, n=4, horizon=700, pairs=5, seed=11)
+    identical, agreement, first, regret = reference(CASES[case], seq, n=4, horizon=700, pairs=5, seed=11)
+    assert np.array_equal(report.regret, regret) and np.array_equal(report.first_divergence, first)
+    assert np.array_equal(report.identical, identical) and np.array_equal(report.agreement, agreement)
