@@ -402,8 +402,9 @@ def evaluate(
 
     The pairs run in the engine of :mod:`replify.engine`, many at once, streaming over time.
     ``fast_path`` (default: whenever possible) draws block sums instead of per-step costs for
-    block learners on adversaries that can draw them — exact in law; ``False`` forces the
-    per-step path, ``True`` insists. ``n_jobs`` > 1 runs in local processes (joblib);
+    block learners, and for learners with the segment protocol (``iid-experts``), on adversaries
+    that can draw them — exact in law; ``False`` forces the per-step path, ``True`` insists. An
+    adversary with only ``sample(rng)`` runs one pair at a time (peak memory: two sequences). ``n_jobs`` > 1 runs in local processes (joblib);
     ``backend="dask"`` runs on a Dask cluster (``scheduler`` address, or a local cluster of
     ``n_jobs`` workers). Results are identical whatever ``n_jobs`` and the backend.
     ``progress=True`` draws a progress bar (tqdm, with the ``progress`` extra; replify's own
