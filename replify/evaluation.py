@@ -172,7 +172,7 @@ class Report:
         k = check_int("k", k, minimum=0)
         if k >= self.pairs:
             raise InvalidArgumentError(f"k must be a pair of this report, in [0, {self.pairs}); got {k}")
-        build, seq, root = self.replay_source
+        build, seq, root, action_set = self.replay_source
         costs, actions, regrets = [], [], []
         for side in (0, 1):
             learner = build(child(root, INTERNAL, k))
@@ -182,8 +182,14 @@ class Report:
             else:  # a learner without run(): step it
                 a = np.array([(learner.act(), learner.update(row.copy()))[0] for row in c])
             paid = float(np.cumsum(step_costs(a, c))[-1]) if c.shape[0] else 0.0
-            best = np.cumsum(c, axis=0)[-1]
-            best = float(best.min()) if a.ndim == 1 else float(getattr(learner, "action_set").min_cost(best))
+            total = np.cumsum(c, axis=0)[-1] if c.shape[0] else np.zeros(self.n)
+            if a.ndim == 1:
+                best = float(total.min())
+            else:  # vector actions: the best fixed action of the set in hindsight
+                action_set = action_set or getattr(learner, "action_set", None)
+                if action_set is None:
+                    raise InvalidArgumentError("replay of vector actions needs the action set: pass actions= to evaluate()")
+                best = float(action_set.min_cost(total))
             costs.append(c)
             actions.append(a)
             regrets.append(paid - best)
@@ -513,7 +519,7 @@ def evaluate(
         action_counts=outcomes.action_counts,
         constant_regret=outcomes.constant_regret,
         pseudo_regret=outcomes.pseudo_regret,
-        replay_source=(build, seq, root),
+        replay_source=(build, seq, root, actions),
         curve_steps=outcomes.curve_steps,
         regret_curve_values=outcomes.regret_curve,
         disagreement_counts=outcomes.disagreement,
