@@ -166,3 +166,28 @@ def plot_frontier(frontier: Any, *, path: str | Path | None = None, ax: Any = No
     ax.set_title(f"Regret-replicability frontier: {frontier['learner']}, n={frontier['n']}, T={T}", fontsize=10)
     ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2)
     return save_figure(fig, path)
+
+
+def plot_regret_curve(reports: Any, *, path: str | Path | None = None, ax: Any = None, log: bool = False) -> Any:
+    """The mean cumulative regret over time of one report or several (overlaid, e.g. a replicable
+    learner beside ``constant`` and ``hedge`` on the same adversary), each with its 95% t band
+    (``Report.regret_curve``: measured). ``ax`` draws into a figure of yours; ``log`` uses log–log
+    axes. The title states the configuration (adversary, T, n, pairs)."""
+    reports = list(reports) if isinstance(reports, (list, tuple)) else [reports]
+    if not reports or any(getattr(r, "regret_curve", None) is None for r in reports):
+        raise InvalidArgumentError("plot_regret_curve needs reports from evaluate() with a regret curve")
+    plt = pyplot()
+    fig, ax = (ax.figure, ax) if ax is not None else plt.subplots(figsize=(6.4, 3.6))
+    for r in reports:
+        c = r.regret_curve
+        line, = ax.plot(c["steps"], c["mean"], label=f"{r.learner} (rho_hat {r.rho_hat:.3f})")
+        ax.fill_between(c["steps"], c["low"], c["high"], color=line.get_color(), alpha=0.2, linewidth=0)
+    if log:
+        ax.set_xscale("log")
+        ax.set_yscale("symlog", linthresh=1.0)
+    first = reports[0]
+    ax.set_xlabel("step t")
+    ax.set_ylabel("mean cumulative regret (measured, 95% CI)")
+    ax.set_title(f"{first.adversary}: T={first.horizon}, n={first.n}, {first.pairs} pairs", fontsize=10)
+    ax.legend(loc="upper left", fontsize=8, framealpha=0.8)
+    return save_figure(fig, path)

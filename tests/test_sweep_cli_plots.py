@@ -301,3 +301,23 @@ def test_cli_keeps_the_traceback_of_a_bug_and_shows_it_on_request(tmp_path, monk
     assert cli.main(["list"]) == 2
     with pytest.raises(replify.errors.InvalidArgumentError):
         cli.main(["--traceback", "list"])
+
+
+@pytest.mark.parametrize("suffix", [".png", ".svg", ".pdf"])
+def test_the_regret_curve_plot_overlays_learners_in_every_format(tmp_path, suffix):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from replify.plots import plot_regret_curve
+
+    kw = dict(n=3, horizon=2000, pairs=10, seed=0, adversary_params={"means": [0.3, 0.5, 0.7]})
+    reports = [replify.evaluate("ftplb-star", "iid-bernoulli", rho=0.1, block_size=200, **kw),
+               replify.evaluate("constant", "iid-bernoulli", **kw), replify.evaluate("hedge", "iid-bernoulli", **kw)]
+    fig = plot_regret_curve(reports, path=tmp_path / f"r{suffix}", log=True)
+    assert (tmp_path / f"r{suffix}").stat().st_size > 1000
+    assert [t.get_text() for t in fig.axes[0].get_legend().get_texts()][1].startswith("constant")
+    mine, ax = plt.subplots()
+    assert plot_regret_curve(reports[0], ax=ax) is mine  # into the user's own figure
+    plt.close("all")
