@@ -122,18 +122,30 @@ class Calibration:
         return (f"calibrated on {len(self.checks)} adversaries (measured: the sequential test at alpha={self.alpha:g} "
                 f"decided rho below {self.rho:g} on each), not certified")
 
+    def _rho(self) -> dict[str, Any]:
+        """``{"rho": ρ}`` for a registered learner that takes ρ (a theorem's or a claimed guarantee)."""
+        from .plugins import registry
+
+        spec = registry().learner(self.learner)
+        return {} if spec.parameters is None and spec.guarantee is None else {"rho": self.rho}
+
     def make(self, seed: Any) -> Any:
         """The calibrated learner, labelled (``params.calibration``; a user's learner is labelled
         when its ``params`` is an attrs instance or a dict, and left as it is otherwise)."""
         with warnings.catch_warnings():  # its eps is not certified: it says so in its label instead
             warnings.simplefilter("ignore", ReplifyWarning)
             if self.factory is None:
-                learner = make(self.learner, n=self.n, horizon=self.horizon, seed=seed, rho=self.rho, **self.knobs)
+                learner = make(self.learner, n=self.n, horizon=self.horizon, seed=seed, **self._rho(), **self.knobs)
             else:
                 learner = _user_build(self.factory, n=self.n, horizon=self.horizon, rho=self.rho, knobs=self.knobs)(
                     seed_sequence(seed))
+        return self._labelled(learner)
+
+    def _labelled(self, learner: Any) -> Any:
+        """``learner`` with ``params.calibration`` set to :attr:`label` when its params can say it
+        (an attrs class with that field, or a dict); left as it is otherwise."""
         params = getattr(learner, "params", None)
-        if attrs.has(type(params)) and hasattr(params, "calibration"):
+        if attrs.has(type(params)) and "calibration" in attrs.fields_dict(type(params)):
             learner.params = attrs.evolve(params, calibration=self.label)
         elif isinstance(params, dict):
             learner.params = dict(params, calibration=self.label)
@@ -161,9 +173,8 @@ class Calibration:
                 )
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ReplifyWarning)
-                learner = spec.factory(n=n, horizon=horizon, rng=rng, rho=calibration.rho, **calibration.knobs)
-            learner.params = attrs.evolve(learner.params, calibration=calibration.label)
-            return learner
+                learner = spec.factory(n=n, horizon=horizon, rng=rng, **calibration._rho(), **calibration.knobs)
+            return calibration._labelled(learner)
 
         description = f"{self.learner} with calibrated {self.knobs} ({self.label})"
 
@@ -187,7 +198,7 @@ class Calibration:
             warnings.simplefilter("ignore", ReplifyWarning)
             for knobs, m, regret in self.grid:
                 if self.factory is None:
-                    r = evaluate(self.learner, "ties", n=n, horizon=T, pairs=pairs, seed=seed, rho=self.rho,
+                    r = evaluate(self.learner, "ties", n=n, horizon=T, pairs=pairs, seed=seed, **self._rho(),
                                  adversary_params={"k": 2, **scale}, **knobs)
                 else:
                     r = evaluate(_user_build(self.factory, n=n, horizon=T, rho=self.rho, knobs=knobs), "ties", n=n,
@@ -311,23 +322,25 @@ def calibrate(
 
     Any other learner — a registered name, or a factory of yours taking n, horizon, rng (a class,
     or a ``functools.partial`` of one) — is calibrated over ``grid``, a list of knob dicts passed
-    to it as keyword arguments (``rho`` too, if it takes one), against the whole stress suite; it
-    has no certified point (``certified_knobs`` is None).
+    to it as keyword arguments (``rho`` too, if it takes one; without ``grid``, the learner as
+    given is the one candidate), against the whole stress suite; it has no certified point
+    (``certified_knobs`` is None).
     """
     from .factory import label_of
     from .plugins import registry
 
     user = not isinstance(name, str)
     if grid is None and (user or name not in CALIBRATABLE):
-        raise InvalidArgumentError(
-            f"calibrate knows the knobs of {list(CALIBRATABLE)}; for {name if not user else label_of(name)!r} give "
-            "grid=[{...}, ...], the knob settings to search"
-        )
+        grid = [{}]  # knobs unknown: the learner as given is the one candidate (its tests still decide)
     if grid is not None and (isinstance(grid, (str, Mapping)) or len(grid) == 0
                              or not all(isinstance(g, Mapping) for g in grid)):
         raise InvalidArgumentError(f"grid must be a non-empty list of dicts of knobs; got {grid!r}")
     label = label_of(name) if user else name
-    spec_guarantee = None if user else registry().learner(name).guarantee
+    spec = None if user else registry().learner(name)
+    spec_guarantee = None if spec is None else spec.guarantee
+    # rho goes to a registered learner whose parameters come from a replicability theorem (or that
+    # claims one); a user's factory gets it when it takes it (_user_build)
+    named_rho = {} if spec is None or (spec.parameters is None and spec.guarantee is None) else {"rho": rho}
     n, horizon, rho = check_int("n", n, minimum=2), check_int("horizon", horizon, minimum=16), check_rho(rho)
     budget = check_int("budget", budget, minimum=100)
     if reference is None:
@@ -356,7 +369,7 @@ def calibrate(
         nonlocal used, measured
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ReplifyWarning)
-            extra = {} if user else dict(knobs, rho=rho)
+            extra = {} if user else dict(knobs, **named_rho)
             report = evaluate(learner_for(knobs), adversary, n=n, horizon=horizon, pairs=pairs, seed=s,
                               adversary_params=dict(params), **extra, **kw)
         if kw.get("sequential"):
@@ -407,7 +420,7 @@ def calibrate(
                     warnings.simplefilter("ignore", ReplifyWarning)
                     found = stress(learner_for(knobs), n=n, horizon=horizon, budget=min(400, max(100, budget - used)),
                                    seed=seed, families=["ties"] if iid else None,
-                                   **({} if user else dict(knobs, rho=rho)))
+                                   **({} if user else dict(knobs, **named_rho)))
                 used += found.pairs_used
                 suite.append((found.worst.family, found.worst.params))
             for adversary, params in suite:

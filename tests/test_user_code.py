@@ -238,6 +238,6 @@ def test_calibrate_a_users_learner_over_its_own_grid():
     assert isinstance(learner, BlockedLeader) and learner.noise_scale == cal.knobs["noise"]
     with pytest.raises(InvalidArgumentError, match=r"register\(\) names registered learners' calibrations"):
         cal.register()
-    with pytest.raises(InvalidArgumentError, match=r"for 'BlockedLeader' give grid="):
-        replify.calibrate(BlockedLeader, n=3, horizon=1_000, rho=0.2)
+    as_given = replify.calibrate(BlockedLeader, n=3, horizon=1_000, rho=0.2, seed=0, budget=6_000, test_pairs=600)
+    assert as_given.knobs == {} and as_given.candidates_tried == 1  # no grid: the learner as given
     json.dumps(cal.to_dict())
