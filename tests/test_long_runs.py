@@ -58,8 +58,11 @@ def test_ctrl_c_ends_a_cli_sweep_in_one_line_and_its_file_stays_whole(tmp_path):
     config.write_text('learners = ["hedge"]\nadversaries = ["iid-bernoulli"]\nhorizons = [20000, 20001, 20002, 20003, '
                       '20004, 20005, 20006, 20007]\nns = [10]\npairs = 40\nseed = 0\n')
     out = tmp_path / "s.jsonl"
+    # A shell's background job inherits SIGINT ignored (CI runs tests so), and Python then keeps it
+    # ignored: give the child the default disposition, as a terminal's foreground process has.
     proc = subprocess.Popen([sys.executable, "-m", "replify.cli", "sweep", str(config), "--output", str(out), "--quiet"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and (not out.exists() or not out.read_text().strip()):
         time.sleep(0.05)
