@@ -23,7 +23,7 @@ def hoeffding(k, outcomes, false_alarm=1e-6, samples=1):
 def test_fllb_and_ftplb_choose_with_the_same_law_at_a_transition():
     # The paper's remark: FLLB's grid point and FTPLB's c_0 + c_{1:t-1} are both uniform on the
     # cube c_{1:t-1} + [0, 1/eps)^n, so the action at a transition has the same law.
-    k, n, B, eps = 20_000, 3, 20, 0.1
+    k, n, B, eps = 8_000, 3, 20, 0.1
     costs = np.zeros((2 * B, n))
     costs[:B] = np.array([0.2, 0.3, 0.45])  # l1 norm 0.95; cumulative (4, 6, 9) at the transition
     counts = {}
