@@ -25,6 +25,10 @@ bounded whatever the horizon:
   run one after the other, each lane alone, and the two runs are compared over the union of
   their segment boundaries. Exact in law, as the block-sum path; on the same costs it gives the
   per-step path's results exactly (tested).
+* **whole-sequence adversaries** — one with only ``sample(rng)`` runs one pair at a time: block
+  learners fold each lane's draw slice by slice (whole numbers summed with BLAS, exactly), other
+  learners are played lane by lane (the pair-by-pair path); a lane's draw is freed as soon as it
+  has been used, so peak memory is two sequences whatever the number of pairs.
 
 Every sum that a result depends on is accumulated sequentially, in time order, so the per-step
 path gives the same floats as stepping the learners one step at a time — except that when an
