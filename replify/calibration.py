@@ -263,20 +263,11 @@ def _grid(
 
 def _user_build(factory: Any, *, n: int, horizon: int, rho: float, knobs: Mapping[str, Any]) -> Any:
     """``seed -> learner`` for a user's factory with ``knobs``; ``rho`` only if it takes one."""
-    from .factory import learner_builder
+    from .factory import accepts, learner_builder
 
-    takes_rho = "rho" in _parameters(factory)
+    takes_rho = accepts(factory, "rho")
     build, _, _ = learner_builder(factory, n=n, horizon=horizon, rho=rho if takes_rho else None, overrides=dict(knobs))
     return build
-
-
-def _parameters(factory: Any) -> set[str]:
-    import inspect
-
-    try:
-        return set(inspect.signature(factory).parameters)
-    except (TypeError, ValueError):
-        return set()
 
 
 @public

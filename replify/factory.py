@@ -158,6 +158,14 @@ def make_adversary(
     return seq
 
 
+def accepts(factory: Callable[..., Any], name: str) -> bool:
+    """Whether ``factory``'s signature has a parameter ``name`` (False when it has no signature)."""
+    try:
+        return name in inspect.signature(factory).parameters
+    except (TypeError, ValueError):
+        return False
+
+
 def takes_rng(factory: Callable[..., Any]) -> bool:
     """A learner factory in the protocol's form — a class or function called with keyword
     arguments ``n``, ``horizon`` and ``rng`` (``functools.partial`` of one included) — rather

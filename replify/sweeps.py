@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import inspect
 import itertools
 import json
 import math
@@ -28,7 +27,7 @@ import numpy as np
 from .checks import check_int, check_output_path, public
 from .errors import InvalidArgumentError, ReplifyWarning, ResultsFileWarning, SweepLockedError, warn
 from .evaluation import evaluate
-from .factory import label_of, rho_optional, takes_rng
+from .factory import accepts, label_of, rho_optional, takes_rng
 from .sequential import holm
 from .plugins import registry
 from .progress import reporter
@@ -119,14 +118,7 @@ class LearnerEntry:
     def takes_rho(self) -> bool:
         if self.spec is not None:
             return self.spec.parameters is not None or self.spec.guarantee is not None
-        return takes_rng(self.learner) and _accepts(self.learner, "rho")
-
-
-def _accepts(factory: Any, name: str) -> bool:
-    try:
-        return name in inspect.signature(factory).parameters
-    except (TypeError, ValueError):
-        return False
+        return takes_rng(self.learner) and accepts(self.learner, "rho")
 
 
 def learner_entries(learners: Sequence[Any]) -> list[LearnerEntry]:
