@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from .errors import ReplifyError, ReplifyWarning
+from .files import atomic_write
 
 
 #: Text that starts like JSON must be JSON: ``means=[0.4`` is an error, not the string "[0.4".
@@ -165,7 +166,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             print(f"  reference {ref:<9} rho_hat {r.rho_hat:.4f} [{lo:.4f}, {hi:.4f}]   regret {r.regret_mean:.2f} "
                   f"[{rlo:.2f}, {rhi:.2f}]   (measured, same seeds)")
     if args.json:
-        Path(args.json).write_text(json.dumps(report.to_dict(per_pair=True), indent=2, sort_keys=True) + "\n")
+        atomic_write(args.json, json.dumps(report.to_dict(per_pair=True), indent=2, sort_keys=True) + "\n", what="--json")
     if args.plot:
         from .plots import plot_agreement
 
@@ -194,7 +195,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
              f"certified {cal.certified_regret:.1f} {json.dumps(cal.certified_knobs, sort_keys=True)}   ")
           + f"constant {cal.constant_regret:.1f}")
     if args.json:
-        Path(args.json).write_text(json.dumps(cal.to_dict(), indent=2, sort_keys=True) + "\n")
+        atomic_write(args.json, json.dumps(cal.to_dict(), indent=2, sort_keys=True) + "\n", what="--json")
     if args.plot:
         from .plots import plot_frontier
 
@@ -221,7 +222,7 @@ def cmd_stress(args: argparse.Namespace) -> int:
         print(f"  {c.family:<18} rho_hat {c.rho_hat:.3f} [{clo:.3f}, {chi:.3f}] over {c.pairs:>5} pairs  "
               f"{json.dumps(c.params, sort_keys=True)}")
     if args.json:
-        Path(args.json).write_text(json.dumps(result.to_dict(), indent=2, sort_keys=True) + "\n")
+        atomic_write(args.json, json.dumps(result.to_dict(), indent=2, sort_keys=True) + "\n", what="--json")
     return 0
 
 
@@ -286,7 +287,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     print(demo.table())
     print(demo.note)
     if args.json:
-        Path(args.json).write_text(json.dumps(demo.to_dict(), indent=2, sort_keys=True) + "\n")
+        atomic_write(args.json, json.dumps(demo.to_dict(), indent=2, sort_keys=True) + "\n", what="--json")
     if args.plot:
         demo.plot(args.plot)
     return 0

@@ -3,7 +3,7 @@
 Every function draws on a new figure — or, given ``ax=``, into the user's own axes — saves it
 when ``path`` is given (the suffix picks the format: ``.png``, ``.svg`` or ``.pdf``), states the
 configuration in its title (learner, adversary, T, n, ρ, pairs), keeps legends outside the data
-and returns the figure. Every number drawn is measured, with its interval (DESIGN §7)."""
+and returns the figure. Every number drawn is measured, with its interval (docs/claims.md)."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ import numpy as np
 
 from .checks import check_output_path
 from .errors import InvalidArgumentError
+from .files import atomic_writer
 
 
 def pyplot() -> Any:
@@ -34,10 +35,13 @@ PLOT_SUFFIXES = (".png", ".svg", ".pdf")
 
 
 def save_figure(fig: Any, path: str | Path | None) -> Any:
-    """Save to ``path`` (``.png``, ``.svg`` or ``.pdf``) when given; return the figure."""
+    """Save to ``path`` (``.png``, ``.svg`` or ``.pdf``) when given; return the figure. The plot
+    replaces an earlier file at ``path`` only once it is written whole: a failure (a full disk)
+    leaves the earlier file as it was (:func:`replify.files.atomic_writer`)."""
     if path is not None:
         p = check_output_path(path, what="plot path", suffixes=PLOT_SUFFIXES)
-        fig.savefig(p, dpi=120, bbox_inches="tight")
+        with atomic_writer(p, what="plot") as fh:  # matplotlib needs the format: a file object has no suffix
+            fig.savefig(fh, format=p.suffix.lower()[1:], dpi=120, bbox_inches="tight")
     return fig
 
 
