@@ -23,10 +23,16 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import attrs
 
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - not POSIX: no advisory locks to take
+    fcntl = None
+
 from .checks import check_int, check_output_path, public
 from .errors import InvalidArgumentError, ReplifyWarning, ResultsFileWarning, SweepLockedError, warn
 from .evaluation import evaluate
 from .factory import accepts, label_of, rho_optional, takes_rng
+from .files import atomic_write, open_sibling, resolve
 from .sequential import holm
 from .plugins import registry
 from .progress import reporter
@@ -232,10 +238,11 @@ class _FileState:
 
 
 def _load(path: Path) -> _FileState:
-    """Read an earlier run's rows. Lines that are not complete rows — a line torn by an
-    interruption, bytes that are not UTF-8, text that is not JSON, JSON that is not a row — are
-    moved to ``<file>.rejected`` (appended, so nothing is ever lost) and the file is rewritten
-    with the good rows only (atomically). Rows repeated byte for byte (two writers) are kept once;
+    """Read an earlier run's rows from ``path`` (resolved: the file itself, not a link to it).
+    Lines that are not complete rows — a line torn by an interruption, bytes that are not UTF-8,
+    text that is not JSON, JSON that is not a row — are moved to ``<file>.rejected`` (appended and
+    synced, so nothing is ever lost) and the file is rewritten with the good rows only
+    (atomically: :func:`replify.files.atomic_write`). Rows repeated byte for byte (two writers) are kept once;
     a row whose identity repeats with other content is set aside too."""
     if not path.exists():
         return _FileState({}, 0, None, 0)
@@ -271,38 +278,59 @@ def _load(path: Path) -> _FileState:
     rejected_path = None
     if bad:
         rejected = path.with_name(path.name + ".rejected")
-        with rejected.open("ab") as fh:
-            for raw in bad:
-                fh.write(raw if raw.endswith(b"\n") else raw + b"\n")
+        # appended, never through a link (a link there would send the lines into a file of the
+        # user's), and on disk before the results file is rewritten without them
+        fd = open_sibling(rejected, os.O_WRONLY | os.O_APPEND | os.O_CREAT, what="the file of set-aside lines")
+        with os.fdopen(fd, "ab") as fh:
+            fh.write(b"".join(raw if raw.endswith(b"\n") else raw + b"\n" for raw in bad))
+            fh.flush()
+            os.fsync(fh.fileno())
         rejected_path = str(rejected)
     if bad or len(good) != len(lines):
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_bytes(b"".join(good))
-        os.replace(tmp, path)
+        atomic_write(path, b"".join(good), what="results file")
     return _FileState(done, len(bad), rejected_path, stale)
 
 
 @contextlib.contextmanager
 def _locked(path: Path) -> Iterator[None]:
-    """One writer per results file: an exclusive lock on ``<file>.lock`` for the whole sweep."""
+    """One writer per results file: an exclusive lock on ``<file>.lock`` for the whole sweep.
+
+    ``path`` is resolved, so every name of one file (a symbolic link to it) takes the same lock.
+    The lock file is created without following a link and removed when the sweep ends — only
+    while its lock is held, so that nobody else holds it then. A sweep that opened the file just
+    before it was removed then holds a lock on a file no longer at the path, which locks nothing:
+    after locking, the file open must still be the one at the path, else the sweep opens it again."""
     lock_path = path.with_name(path.name + ".lock")
-    fh = lock_path.open("a")
-    try:
+    if fcntl is None:  # pragma: no cover - not POSIX: no advisory locks to take
+        yield
+        return
+    for _ in range(100):
+        fd = open_sibling(lock_path, os.O_RDWR | os.O_CREAT, what="the sweep's lock file")
         try:
-            import fcntl
-        except ImportError:  # pragma: no cover - not POSIX: no advisory locks to take
-            fcntl = None
-        if fcntl is not None:
-            try:
-                fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                raise SweepLockedError(
-                    f"another sweep is writing {str(path)!r} (it holds {str(lock_path)!r}); let it finish, then run "
-                    "this one again: it will reuse the finished rows"
-                ) from None
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise SweepLockedError(
+                f"another sweep is writing {str(path)!r} (it holds {str(lock_path)!r}); let it finish, then run "
+                "this one again: it will reuse the finished rows"
+            ) from None
+        held = os.fstat(fd)
+        try:
+            now = os.stat(lock_path, follow_symlinks=False)
+        except FileNotFoundError:
+            now = None
+        if now is not None and (now.st_dev, now.st_ino) == (held.st_dev, held.st_ino):
+            break
+        os.close(fd)  # its holder removed it after we opened it: take the one at the path now
+    else:  # pragma: no cover - a hundred other sweeps finished while this one tried: not seen in practice
+        raise SweepLockedError(f"could not take the lock {str(lock_path)!r} of {str(path)!r}: other sweeps kept "
+                               "replacing it; run this one again")
+    try:
         yield
     finally:
-        fh.close()
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(lock_path)
+        os.close(fd)
 
 
 def _run_row(
@@ -381,7 +409,14 @@ def sweep(
         block_multipliers=block_multipliers, adversary_params=adversary_params,
     )
     entries = {e.label: e for e in learner_entries(learners)}
-    out = None if path is None else check_output_path(path, what="path")
+    out = None
+    if path is not None:
+        check_output_path(path, what="path")
+        # the file itself, not a link to it: its siblings (.lock, .rejected) sit beside the file, every
+        # name of it takes one lock, and a repair rewrites the file the link points to
+        out = resolve(path)
+        if out != Path(path):
+            check_output_path(out, what=f"path {str(path)!r}, a link to")
     if target is not None:
         # each row tests at alpha/m so that it runs until its evidence can survive Holm's adjustment
         evaluate_kw = dict(evaluate_kw, target=target, sequential=True, alpha=alpha / len(configs))
@@ -406,7 +441,8 @@ def sweep(
                     row = _run_row(config, seed=seed, pairs=pairs, evaluate_kw=evaluate_kw, entry=entries[config["learner"]])
                 caught += [w for w in record if issubclass(w.category, ReplifyWarning)]
                 if out is not None:
-                    with out.open("a") as fh:
+                    fd = open_sibling(out, os.O_WRONLY | os.O_APPEND | os.O_CREAT, what="results file")
+                    with os.fdopen(fd, "a") as fh:
                         fh.write(json.dumps(row, sort_keys=True) + "\n")
                         fh.flush()
                         os.fsync(fh.fileno())

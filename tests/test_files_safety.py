@@ -88,3 +88,76 @@ def test_a_plot_that_fails_to_save_keeps_the_earlier_plot(tmp_path, monkeypatch)
     save_figure(fig, path)
     plt.close(fig)
     assert path.read_text().lstrip().startswith("<?xml") and leftovers(tmp_path) == ["p.svg"]
+
+
+# -- a results file's siblings and links --------------------------------------------------------
+
+SMALL = dict(learners=["ftpl"], adversaries=["iid-bernoulli"], horizons=[20, 30], ns=[2], pairs=2, seed=1)
+
+
+@pytest.mark.parametrize("sibling", ["s.jsonl.lock", "s.jsonl.rejected"])
+def test_a_link_at_a_sibling_is_refused_and_the_users_file_untouched(tmp_path, sibling):
+    path = tmp_path / "s.jsonl"
+    replify.sweep(**SMALL, path=path)
+    path.write_bytes(path.read_bytes() + b"{torn")  # so that a line must be set aside
+    mine = tmp_path / "mine.txt"
+    mine.write_text("the user's own file\n")
+    (tmp_path / sibling).symlink_to(mine)
+    with pytest.raises(replify.errors.OutputPathError, match=rf"{sibling}' is a symbolic link \(to .*mine\.txt'\)"):
+        replify.sweep(**SMALL, path=path)
+    assert mine.read_text() == "the user's own file\n"
+    assert (tmp_path / sibling).is_symlink()
+
+
+def test_two_names_of_one_results_file_take_one_lock(tmp_path):
+    path = tmp_path / "s.jsonl"
+    alias = tmp_path / "alias.jsonl"
+    alias.symlink_to(path)
+    seen = []
+
+    def second_writer(done, total):
+        if done == 1:  # the first sweep holds the file: a sweep through the link must be refused
+            with pytest.raises(replify.errors.SweepLockedError, match=r"another sweep is writing .*s\.jsonl"):
+                replify.sweep(**SMALL, path=alias)
+            seen.append(done)
+
+    replify.sweep(**SMALL, path=path, progress=second_writer)
+    assert seen == [1]
+    assert not (tmp_path / "s.jsonl.lock").exists() and not (tmp_path / "alias.jsonl.lock").exists()
+    assert replify.sweep(**SMALL, path=alias).reused == 2  # and the link works as the file
+
+
+def test_a_torn_tail_is_repaired_in_the_linked_file_and_the_link_stays(tmp_path):
+    real = tmp_path / "data" / "s.jsonl"
+    real.parent.mkdir()
+    replify.sweep(**SMALL, path=real)
+    whole = real.read_bytes()
+    real.write_bytes(whole + b'{"config": {"learner": "ftpl", "to')  # a kill mid-line
+    link = tmp_path / "s.jsonl"
+    link.symlink_to(real)
+    with pytest.warns(replify.errors.ResultsFileWarning, match=r"1 damaged line"):
+        result = replify.sweep(**SMALL, path=link)
+    assert result.reused == 2 and result.rejected == 1
+    assert link.is_symlink() and real.read_bytes() == whole
+    assert (real.parent / "s.jsonl.rejected").read_bytes() == b'{"config": {"learner": "ftpl", "to\n'
+    assert sorted(p.name for p in real.parent.iterdir()) == ["s.jsonl", "s.jsonl.rejected"]  # no .tmp, no .lock
+
+
+def test_a_lock_removed_by_its_holder_is_taken_afresh(tmp_path, monkeypatch):
+    # a sweep that opened the lock file just before its holder removed it must not count that
+    # file's lock as the results file's: it opens the file now at the path
+    from replify import sweeps
+
+    path = tmp_path / "s.jsonl"
+    lock = tmp_path / "s.jsonl.lock"
+    real_flock, calls = sweeps.fcntl.flock, []
+
+    def flock(fd, op):
+        if not calls:  # the holder finishes between our open and our lock
+            os.unlink(lock)
+        calls.append(op)
+        return real_flock(fd, op)
+
+    monkeypatch.setattr(sweeps.fcntl, "flock", flock)
+    replify.sweep(**SMALL, path=path)
+    assert len(calls) == 2 and not lock.exists()
