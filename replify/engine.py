@@ -313,25 +313,42 @@ class _Lanes:
         self.paid = accumulate(self.paid, paid)
         self.account_segments(actions, lengths, starts)
 
+    def account_expected(self, actions: np.ndarray, starts: np.ndarray, stops: np.ndarray, lanes: Any = slice(None)) -> None:
+        """Add Σ over segments of E[c over the segment][action played] to ``lanes``' expected
+        paid cost (the pseudo-regret's), one segment at a time in time order (:func:`accumulate`):
+        a lane's total is then the same floats however the pairs were grouped into lanes or time
+        into chunks, as long as the segments are — steps, whole blocks, or one pair's own runs."""
+        if self.expected_sums is None or starts.size == 0:
+            return
+        mean = np.asarray(self.expected_sums(starts, stops), dtype=np.float64)
+        if mean.shape != (starts.size, self.n):
+            raise CostError(
+                f"the adversary's expected_sums(starts, stops) must return one row of {self.n} expected cost sums per "
+                f"segment, shape ({starts.size}, {self.n}); got shape {mean.shape}"
+            )
+        per_segment = np.take_along_axis(mean[None], actions[..., None], axis=-1)[..., 0]
+        self.expected_paid[lanes] = accumulate(self.expected_paid[lanes], per_segment)
+
     def account_segments(
-        self, actions: np.ndarray, lengths: np.ndarray, starts: np.ndarray, pair: int | None = None
+        self, actions: np.ndarray, lengths: np.ndarray, starts: np.ndarray, pair: int | None = None,
+        expected: bool = True,
     ) -> None:
         """Agreement of the two runs of every pair over segments (steps or blocks) of the given
         ``lengths`` starting at steps ``starts`` (0-based), with ``actions`` per lane and segment.
         With ``pair``, ``actions`` holds that pair's two lanes only, over segments of any lengths
-        (the segment path: its disagreement is spread over every step of a segment)."""
+        (the segment path: its disagreement is spread over every step of a segment).
+        ``expected=False``: the caller accounts the expected costs itself (the block path does,
+        by whole blocks, since its segments here are pieces cut by chunks)."""
         lanes = actions.shape[0]
         sel = slice(None) if pair is None else slice(pair, pair + 1)
+        lane_sel = slice(None) if pair is None else slice(2 * pair, 2 * pair + 2)
         if self.counts is not None:  # steps each lane spent on each expert (for the majority decoder)
             flat = (np.arange(lanes)[:, None] * self.n + actions).ravel()
             weights = np.broadcast_to(lengths, actions.shape).ravel()
-            lane_sel = slice(None) if pair is None else slice(2 * pair, 2 * pair + 2)
             self.counts[lane_sel] += np.bincount(flat, weights=weights, minlength=lanes * self.n).reshape(lanes, self.n)
-        if self.expected_sums is not None:  # Σ over segments of E[c over the segment][action played]
+        if expected:
             live = lengths > 0
-            mean = np.asarray(self.expected_sums(starts[live], (starts + lengths)[live]), dtype=np.float64)
-            lane_sel = slice(None) if pair is None else slice(2 * pair, 2 * pair + 2)
-            self.expected_paid[lane_sel] += np.take_along_axis(mean[None], actions[:, live][..., None], axis=-1)[..., 0].sum(axis=1)
+            self.account_expected(actions[:, live], starts[live], (starts + lengths)[live], lanes=lane_sel)
         a, b = actions[0::2], actions[1::2]
         same = a == b if self.problem == "experts" else (a == b).all(axis=-1)
         self.agree[sel] += (same * lengths).sum(axis=1)
@@ -594,12 +611,17 @@ def _blocks(state: _Lanes, block_cls: type, ends: np.ndarray, sums: np.ndarray, 
             state.curve_paid[:, k] = running[:, hit]
             state.curve_best[:, k] = state._best(totals[:, hit])
         state.paid = accumulate(state.paid, block_paid)
+        # Expected costs by whole blocks (a block's start is the previous multiple of B), never
+        # by the pieces a chunk boundary cuts a block into: the pseudo-regret is then the same
+        # floats on every block path and for every chunking.
+        b = state.segment
+        state.account_expected(values[:, : ends.size], (ends - 1) // b * b, ends)
         state.record_drift(ends, totals)
         state.set_cum(totals[:, -1].copy(), int(ends[-1]))
     starts = np.concatenate([[t0], ends])
     stops = np.append(ends, t1)
     segments = values if values.shape[1] == starts.size else np.concatenate([values, values[:, -1:]], axis=1)
-    state.account_segments(segments, stops - starts, starts)
+    state.account_segments(segments, stops - starts, starts, expected=False)
     state.act = values[:, -1]
 
 

@@ -124,7 +124,24 @@ class Registry:
     def _load(self) -> None:
         if self._loaded:
             return
+        failures_before = len(self._load_failures)
+        try:
+            errors = self._load_all()
+        except BaseException:
+            # Interrupted (Ctrl-C while a slow plugin imports): the load is not done, so the next
+            # lookup tries it again in full — the plugins registered so far are skipped then, and
+            # the failures recorded here are recorded again, once.
+            del self._load_failures[failures_before:]
+            self._tables = None
+            raise
         self._loaded = True
+        # Every plugin is tried before anything is reported, so that strict mode refuses the same
+        # way on every lookup instead of leaving a registry with the later plugins missing.
+        for failure, exc in errors:
+            self._fail(failure, exc)
+
+    def _load_all(self) -> list[tuple[PluginFailure, BaseException]]:
+        """Load every entry point not loaded or blocked yet; the failures, to report."""
         eps = entry_points(group=PROJECT) if self._entry_points is None else self._entry_points
         blocked = _blocked()
         errors = []
@@ -143,10 +160,7 @@ class Registry:
                 failure = PluginFailure(ep.name, _distribution(ep), f"{type(exc).__name__}: {exc}")
                 self._load_failures.append(failure)
                 errors.append((failure, exc))
-        # Every plugin is tried before anything is reported, so that strict mode refuses the same
-        # way on every lookup instead of leaving a registry with the later plugins missing.
-        for failure, exc in errors:
-            self._fail(failure, exc)
+        return errors
 
     def _collect(self, hook_name: str, kind: type, label: str) -> tuple[dict[str, Any], list[PluginFailure]]:
         table: dict[str, Any] = {}
