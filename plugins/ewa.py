@@ -30,12 +30,15 @@ def default_eta(horizon: int, n: int) -> float:
     return math.sqrt(8.0 * math.log(n) / horizon)
 
 
-def regret_bound(*, horizon: int, n: int, **_: Any) -> float:
-    """sqrt(T ln n / 2) at the default rate (Cesa-Bianchi & Lugosi 2006, Thm 2.2)."""
-    return math.sqrt(horizon * math.log(n) / 2.0)
+def regret_bound(*, horizon: int, n: int, eta: float | None = None) -> float:
+    """ln n / η + ηT/8 at rate η (Cesa-Bianchi & Lugosi 2006, Thm 2.2, for every η > 0);
+    sqrt(T ln n / 2) at the default rate."""
+    if eta is None:
+        return math.sqrt(horizon * math.log(n) / 2.0)
+    return math.log(n) / eta + eta * horizon / 8.0
 
 
-def doubling_regret_bound(*, horizon: int, n: int, **_: Any) -> float:
+def doubling_regret_bound(*, horizon: int, n: int) -> float:
     """(√2/(√2 − 1))·sqrt(T ln n / 2) (Cesa-Bianchi & Lugosi 2006, §2.3)."""
     return DOUBLING_FACTOR * math.sqrt(horizon * math.log(n) / 2.0)
 

@@ -12,7 +12,6 @@ Both draw from their own generator every step: not replicable.
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 
@@ -28,14 +27,19 @@ def default_eta(horizon: int, n: int) -> float:
     return math.sqrt(2.0 * math.log(n) / (n * horizon))
 
 
-def regret_bound(*, horizon: int, n: int, **_: Any) -> float:
-    """sqrt(2 T n ln n) at the default rate (Bubeck & Cesa-Bianchi 2012, Thm 3.1)."""
-    return math.sqrt(2.0 * horizon * n * math.log(n))
+def regret_bound(*, horizon: int, n: int, eta: float | None = None, doubling: bool = False) -> float:
+    """ln n / η + ηnT/2 at rate η (Bubeck & Cesa-Bianchi 2012, proof of Thm 3.1, for every
+    η > 0); sqrt(2 T n ln n) at the default rate; with ``doubling``, the doubling trick's bound."""
+    if doubling:
+        return doubling_regret_bound(horizon=horizon, n=n)
+    if eta is None:
+        return math.sqrt(2.0 * horizon * n * math.log(n))
+    return math.log(n) / eta + eta * n * horizon / 2.0
 
 
-def doubling_regret_bound(*, horizon: int, n: int, **_: Any) -> float:
+def doubling_regret_bound(*, horizon: int, n: int) -> float:
     """(√2/(√2 − 1))·sqrt(2 T n ln n): the doubling trick on Thm 3.1."""
-    return DOUBLING_FACTOR * regret_bound(horizon=horizon, n=n)
+    return DOUBLING_FACTOR * math.sqrt(2.0 * horizon * n * math.log(n))
 
 
 class Exp3(BanditLearner):

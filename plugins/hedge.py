@@ -27,9 +27,13 @@ def default_eta(horizon: int, n: int) -> float:
     return math.sqrt(8.0 * math.log(n) / horizon)
 
 
-def regret_bound(*, horizon: int, n: int, **_: Any) -> float:
-    """sqrt(T ln n / 2): Hedge's expected regret at the default rate, costs in [0,1]."""
-    return math.sqrt(horizon * math.log(n) / 2.0)
+def regret_bound(*, horizon: int, n: int, eta: float | None = None) -> float:
+    """ln n / η + ηT/8: Hedge's expected regret at rate η on costs in [0,1] (Cesa-Bianchi &
+    Lugosi 2006, Thm 2.2, whose proof holds for every η > 0); sqrt(T ln n / 2) at the default
+    η = sqrt(8 ln n / T)."""
+    if eta is None:
+        return math.sqrt(horizon * math.log(n) / 2.0)
+    return math.log(n) / eta + eta * horizon / 8.0
 
 
 class Hedge(Described):

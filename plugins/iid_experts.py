@@ -134,8 +134,10 @@ def _unscaled(scale: float, rho: float) -> bool:
     return False
 
 
-def regret_bound(*, horizon: int, n: int, rho: float, K_constant: float = 1000.0, **_: Any) -> float:
-    """K: the algorithm's worst-case regret (``thm:vanilla_replicability_experts``)."""
+def regret_bound(*, horizon: int, n: int, rho: float, K_constant: float = 1000.0, noise_scale: float = 1.0) -> float:
+    """K: the algorithm's worst-case regret (``thm:vanilla_replicability_experts``). The fallback
+    to FTPL once the running regret reaches K − 2√(T ln n) caps the regret at K whatever the
+    noise, so ``noise_scale`` (which moves the replicability certificate) leaves K as it is."""
     return parameters(horizon=horizon, n=n, rho=rho, K_constant=K_constant).K
 
 

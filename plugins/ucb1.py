@@ -22,9 +22,12 @@ from replify.bandits import BanditLearner
 from replify.checks import check_positive
 
 
-def regret_bound(*, horizon: int, n: int, **_: Any) -> float:
-    """The problem-independent form: sqrt(8 n T ln T) + (1 + π²/3) n (Auer et al. 2002, from Thm 1
-    with the worst gaps)."""
+def regret_bound(*, horizon: int, n: int, sigma: float | None = None) -> float | None:
+    """The problem-independent form for costs in [0, 1]: sqrt(8 n T ln T) + (1 + π²/3) n (Auer et
+    al. 2002, from Thm 1 with the worst gaps). With ``sigma`` (any real σ-sub-Gaussian costs) the
+    gaps are unbounded and so is Thm 1's (1 + π²/3) Σ Δ_a term: no bound is stated (``None``)."""
+    if sigma is not None:
+        return None
     return math.sqrt(8.0 * n * horizon * math.log(max(horizon, 2))) + (1.0 + math.pi**2 / 3.0) * n
 
 

@@ -8,49 +8,68 @@ adversary is oblivious, so an epoch's costs are independent of everything before
 probability at most Σ_k ρ_k ≤ ρ, whatever T turns out to be. The regret is at most the sum of the
 epochs' regret bounds.
 
-Each epoch's parameters are certified: a learner with its own union bound (``ftplb-star``,
-``fllb``) runs at block size ``block_fraction``·T_k with :func:`replify.certified_eps`; the wrapper
-(``wrap=True``) likewise; a learner whose defaults are certified (``iid-experts``,
-``split-commit``) is built with ρ_k.
+Each epoch's parameters are chosen to be certified: a learner with its own union bound
+(``ftplb-star``, ``fllb``) runs at block size ``block_fraction``·T_k with
+:func:`replify.certified_eps`; the wrapper (``wrap=True``) likewise; a learner whose defaults are
+certified (``iid-experts``, ``split-commit``, ``rep-elimination``) is built with ρ_k. The summed
+certificate is never taken on trust: it is the sum of the bounds the epochs' own parameters state,
+and an epoch whose parameters do not certify its ρ_k (hyperparameters that void the proof, such as
+``noise_scale`` above 1 or ``width_scale`` below 1) makes the anytime learner uncertified, with a
+:class:`~replify.errors.ReplicabilityWarning`. A learner with no replicability guarantee is refused
+unless ``wrap=True`` makes each epoch replicable.
 """
 
 from __future__ import annotations
 
 import math
 import warnings
-from typing import Any
+from typing import Any, Literal
 
 import attrs
 import numpy as np
 
 from .checks import check_int, check_real, check_rho, public
-from .errors import InvalidArgumentError, ReplifyWarning
+from .bandits import is_bandit
+from .errors import InvalidArgumentError, LearnerProtocolError, ReplicabilityWarning, ReplifyWarning, warn
+from .factory import make
+from .framework import wrap as wrap_learner
+from .plugins import registry
 from .randomness import seed_sequence
+from .theory import certified_eps
 
 
 @attrs.frozen(kw_only=True)
 class Epoch:
+    """One epoch: its place, its share ρ_k of the budget, and what its own parameters state —
+    the bound on its replicability (``None`` when they state none), whether that bound certifies
+    ρ_k, and its regret bound."""
+
     index: int
     start: int  # steps before it
     length: int
     rho: float
     replicability_bound: float | None
+    certified: bool
     regret_bound: float | None
 
 
 @attrs.frozen(kw_only=True)
 class AnytimeParams:
-    """The anytime learner's certificate: ``replicability_bound`` = Σ_k ρ_k = ρ for every horizon
-    (``certified``), and ``regret_bound`` the sum of the regret bounds of the epochs begun so far
-    (None when an epoch's learner declares none)."""
+    """The anytime learner's certificate, over the epochs begun so far: ``replicability_bound``
+    is the sum of the epochs' own bounds (``None`` when an epoch states none), ``certified`` says
+    that every epoch's parameters certify its ρ_k — then the bound is at most Σ_k ρ_k < ρ whatever
+    the horizon turns out to be — and ``guarantee`` what kind of adversary the certificate is for
+    (``"adversarial"``, or ``"iid"`` costs). ``regret_bound`` is the sum of the epochs' regret
+    bounds (None when an epoch's learner declares none)."""
 
     algorithm: str
     rho: float
     n: int
     first_epoch: int
     epochs: tuple[Epoch, ...]
-    replicability_bound: float
+    replicability_bound: float | None
     certified: bool
+    guarantee: str
     regret_bound: float | None
     regret_bound_formula: str = "sum over the epochs begun of each epoch's regret bound"
     calibration: str | None = None
@@ -69,23 +88,30 @@ class AnytimeLearner:
 
     def __init__(self, name: str, *, rho: float, n: int, seed: Any, first_epoch: int, block_fraction: float,
                  wrap: bool, norm: str | None, params: dict[str, Any]) -> None:
-        from .plugins import registry
-
         self.name, self.rho, self.n = name, rho, n
         self.spec = registry().learner(name)
+        if not wrap and self.spec.guarantee is None:
+            raise InvalidArgumentError(
+                f"anytime({name!r}) needs a replicable learner: {name!r} has no replicability guarantee, so its epochs "
+                f"would certify nothing. Pass wrap=True to make each epoch replicable with the general framework "
+                f"(certified), or use a replicable learner such as 'ftplb-star', 'iid-experts' or 'split-commit'"
+            )
+        if norm is not None and not wrap:
+            raise InvalidArgumentError(
+                f"norm applies only with wrap=True (it chooses the general framework's normalisation); got norm={norm!r}"
+            )
+        self.guarantee = "adversarial" if wrap else self.spec.guarantee
         self.problem = self.spec.problem
         self._seeds = seed_sequence(seed)
         self._first, self._fraction, self._wrap, self._norm, self._extra = first_epoch, block_fraction, wrap, norm, params
         self._epochs: list[Epoch] = []
         self._t = 0
         self._start_epoch()
+        # A bandit learner's epochs take (arm, cost) feedback, and so does the anytime learner.
+        self.feedback = "bandit" if is_bandit(self._current) else "full"
 
     # -- epochs ---------------------------------------------------------------------------------
     def _build(self, k: int, length: int, rho_k: float) -> Any:
-        from .factory import make
-        from .framework import wrap
-        from .theory import certified_eps
-
         seed = np.random.SeedSequence(self._seeds.entropy, spawn_key=(*self._seeds.spawn_key, 7, k))
         B = max(1, min(length - 1, int(round(self._fraction * length)))) if length > 1 else 1
         with warnings.catch_warnings():
@@ -93,7 +119,7 @@ class AnytimeLearner:
             if self._wrap:
                 norm = self._norm or self.spec.norm
                 eps = certified_eps(horizon=length, n=self.n, rho=rho_k, block_size=B, norm=norm) if length > B else None
-                return wrap(self.name, n=self.n, horizon=length, rho=rho_k, seed=seed, norm=norm, block_size=B, eps=eps,
+                return wrap_learner(self.name, n=self.n, horizon=length, rho=rho_k, seed=seed, norm=norm, block_size=B, eps=eps,
                             learner_params=self._extra or None)
             if self.spec.union_bound is not None:
                 eps = certified_eps(self.name, horizon=length, n=self.n, rho=rho_k, block_size=B) if length > B else None
@@ -107,19 +133,47 @@ class AnytimeLearner:
         length = self._first * 2**k
         rho_k = epoch_rho(self.rho, k)
         self._current = self._build(k, length, rho_k)
-        p = getattr(self._current, "params", None)
-        self._epochs.append(Epoch(index=k, start=self._t, length=length, rho=rho_k,
-                                  replicability_bound=getattr(p, "replicability_bound", None),
-                                  regret_bound=getattr(p, "regret_bound", None)))
+        epoch = self._epoch(k, length, rho_k)
+        if not epoch.certified and all(e.certified for e in self._epochs):  # the first uncertified epoch: say so once
+            stated = "states no bound" if epoch.replicability_bound is None else f"states {epoch.replicability_bound:.4g}"
+            warn(
+                f"anytime({self.name!r}): epoch {k} (T_k={length}) is not certified for its rho_k={rho_k:.4g} (its "
+                f"parameters {stated}); params.certified is False and reports claim only what they measure",
+                ReplicabilityWarning,
+            )
+        self._epochs.append(epoch)
         self._left = length
+
+    def _epoch(self, k: int, length: int, rho_k: float) -> Epoch:
+        """What epoch k's own parameters state. A learner certifies its ρ_k only through its own
+        ``params.certified``; the bound is its ``replicability_bound`` (or an iid learner's
+        ``rho_bound``), else — for a learner whose theorem certifies exactly the ρ it was given —
+        ρ_k itself, and only when ``certified`` is True."""
+        p = getattr(self._current, "params", None)
+        certified = getattr(p, "certified", None) is True
+        bound = getattr(p, "replicability_bound", None)
+        if bound is None:
+            bound = getattr(p, "rho_bound", None)
+        if bound is None and certified:
+            bound = rho_k
+        if bound is not None and not bound <= rho_k * (1 + 1e-9):
+            certified = False
+        regret = getattr(p, "regret_bound", None)
+        if regret is None and p is None:  # a learner without params: its registered bound, for its parameters
+            regret, _ = self.spec.regret_bound_for(horizon=length, n=self.n, params=self._extra)
+        return Epoch(index=k, start=self._t, length=length, rho=rho_k,
+                     replicability_bound=None if bound is None else float(bound), certified=certified,
+                     regret_bound=None if regret is None else float(regret))
 
     @property
     def params(self) -> AnytimeParams:
         bounds = [e.regret_bound for e in self._epochs]
-        certified = all(e.replicability_bound is None or e.replicability_bound <= e.rho * (1 + 1e-9) for e in self._epochs)
+        rho_bounds = [e.replicability_bound for e in self._epochs]
         return AnytimeParams(
             algorithm=f"anytime({self.name}{', wrapped' if self._wrap else ''})", rho=self.rho, n=self.n,
-            first_epoch=self._first, epochs=tuple(self._epochs), replicability_bound=self.rho, certified=certified,
+            first_epoch=self._first, epochs=tuple(self._epochs),
+            replicability_bound=None if any(b is None for b in rho_bounds) else float(sum(rho_bounds)),
+            certified=all(e.certified for e in self._epochs), guarantee=self.guarantee,
             regret_bound=None if any(b is None for b in bounds) else float(sum(bounds)),
         )
 
@@ -127,15 +181,22 @@ class AnytimeLearner:
     def act(self) -> Any:
         return self._current.act()
 
-    def update(self, cost: Any) -> None:
-        self._current.update(cost)
+    def update(self, *feedback: Any) -> None:
+        """``update(cost)``, or ``update(action, cost)`` for a bandit learner's epochs."""
+        self._current.update(*feedback)
         self._t += 1
         self._left -= 1
         if self._left == 0:
             self._start_epoch()
 
     def run(self, costs: Any) -> np.ndarray:
-        """Actions for ``costs`` (L, n), epoch by epoch; equal to stepping."""
+        """Actions for ``costs`` (L, n), epoch by epoch; equal to stepping (full information only:
+        a bandit learner sees one arm's cost per step, through ``act``/``update(action, cost)``)."""
+        if self.feedback == "bandit":
+            raise LearnerProtocolError(
+                f"anytime({self.name!r}) has bandit feedback: it plays through act() and update(action, cost); "
+                "run(costs) would show it whole cost vectors"
+            )
         c = np.asarray(costs)
         parts, i = [], 0
         while i < c.shape[0]:
@@ -168,19 +229,28 @@ def anytime(
     first_epoch: int = 1024,
     block_fraction: float = 0.1,
     wrap: bool = False,
-    norm: str | None = None,
+    norm: Literal["linf", "l1"] | None = None,
     **params: Any,
 ) -> AnytimeLearner:
     """A ρ-replicable learner that needs no horizon: epochs of doubling length (``first_epoch``,
-    2·``first_epoch``, …), each a fresh ``name`` (wrapped by the general framework when ``wrap``)
-    with certified parameters at ρ_k = ρ·6/(π²(k+1)²). Its ``params`` state the summed
-    certificate (ρ, for every horizon) and regret bound. Use it with :func:`replify.evaluate` as
-    ``lambda s: replify.anytime(name, rho=ρ, n=n, seed=s)``."""
+    2·``first_epoch``, …), each a fresh ``name`` (wrapped by the general framework when ``wrap``;
+    ``norm`` then chooses its normalisation) with certified parameters at ρ_k = ρ·6/(π²(k+1)²),
+    so that Σ_k ρ_k = ρ (paper §2's definition, by the union bound over epochs).
+
+    ``name`` must have a replicability guarantee of its own, or ``wrap=True``: a learner without
+    one is refused. Its ``params`` state the summed certificate — the sum of the epochs' own bounds,
+    ``certified`` only when every epoch's parameters certify its ρ_k (``params`` such as
+    ``noise_scale=`` or ``width_scale=`` that void an epoch's proof make it uncertified, with a
+    warning) — and the summed regret bound. Use it with :func:`replify.evaluate` as
+    ``lambda s: replify.anytime(name, rho=ρ, n=n, seed=s)``; the guide's page on practical horizons
+    (docs/practical.md, "Unknown horizons") shows it measured."""
     rho = check_rho(rho)
     n = check_int("n", n, minimum=2)
     first_epoch = check_int("first_epoch", first_epoch, minimum=2)
     block_fraction = check_real("block_fraction", block_fraction)
     if not 0.0 < block_fraction < 1.0:
         raise InvalidArgumentError(f"block_fraction must lie strictly between 0 and 1, got {block_fraction}")
+    if norm not in (None, "linf", "l1"):
+        raise InvalidArgumentError(f"norm must be 'linf', 'l1' or None, got {norm!r}")
     return AnytimeLearner(name, rho=rho, n=n, seed=seed, first_epoch=first_epoch, block_fraction=block_fraction,
                           wrap=wrap, norm=norm, params=params)

@@ -22,12 +22,13 @@ from typing import Any, Callable, Mapping, Sequence
 import attrs
 import numpy as np
 
-from .checks import check_int, check_rho, public
-from .errors import InvalidArgumentError, ReplifyWarning
+from .checks import check_int, check_real, check_rho, public
+from .errors import InvalidArgumentError, LearnerProtocolError, ReplifyWarning, UnknownNameError
 from .evaluation import evaluate
-from .factory import make
+from .factory import make, make_adversary
 from .progress import reporter
 from .randomness import seed_sequence
+from .sequential import BetaBinomialCS
 from .stress import stress
 from .provenance import jsonable
 from .theory import certified_eps
@@ -261,6 +262,81 @@ def _grid(
     return out
 
 
+def _check_arguments(
+    *, n: int, horizon: int, rho: float, seed: Any, adversaries: Any, reference: Any, budget: Any, alpha: Any,
+    regret_pairs: Any, refine_pairs: Any, test_pairs: Any, block_fractions: Any, multipliers: Any,
+) -> None:
+    """Every argument of :func:`calibrate` checked before any pair runs, each error naming its own
+    argument: a calibration that would claim something from nothing (no adversary, a test that can
+    never decide "below ρ") is refused, not run for minutes."""
+    check_int("seed", seed, minimum=0)
+    check_int("budget", budget, minimum=100)
+    check_int("regret_pairs", regret_pairs, minimum=2)
+    check_int("refine_pairs", refine_pairs, minimum=2)
+    alpha = check_real("alpha", alpha)
+    if not 0.0 < alpha < 1.0:
+        raise InvalidArgumentError(f"alpha must lie strictly between 0 and 1, got {alpha}")
+    test_pairs = check_int("test_pairs", test_pairs, minimum=2)
+    # The sequential test decides "below rho" only once even a clean record (no pair parts) is
+    # evidence enough; fewer pairs than that make every candidate fail, whatever it is.
+    least = least_pairs_below(rho, alpha, test_pairs)
+    if least is None:
+        raise InvalidArgumentError(
+            f"test_pairs={test_pairs} is too few for the sequential test to ever decide below rho={rho:g} at "
+            f"alpha={alpha:g}, even if no pair parts; expected at least {least_pairs_below(rho, alpha, 10**7)}"
+        )
+    for argument, values, low, high in (("block_fractions", block_fractions, 0.0, 1.0),
+                                         ("multipliers", multipliers, 0.0, math.inf)):
+        if isinstance(values, (str, bytes, Mapping)) or not isinstance(values, Sequence) or len(values) == 0:
+            raise InvalidArgumentError(f"{argument} must be a non-empty list of numbers, got {values!r}")
+        for v in values:
+            x = check_real(f"{argument} entry", v)
+            if not low < x < high:
+                where = f"strictly between {low:g} and {high:g}" if high < math.inf else f"> {low:g}"
+                raise InvalidArgumentError(f"{argument} entries must be {where}, got {v!r} in {list(values)!r}")
+    if isinstance(adversaries, str):
+        if adversaries != "stress":
+            raise InvalidArgumentError(
+                f"adversaries must be 'stress' or a non-empty list of (name, params) pairs, got {adversaries!r}"
+            )
+        listed = []
+    else:
+        listed = list(adversaries) if isinstance(adversaries, Sequence) else None
+        if not listed:
+            raise InvalidArgumentError(
+                "adversaries must be 'stress' or a non-empty list of (name, params) pairs: a calibration on no "
+                f"adversary would claim nothing; got {adversaries!r}"
+            )
+    named = [("adversaries", a) for a in listed] + ([] if reference is None else [("reference", reference)])
+    for argument, entry in named:
+        if (not isinstance(entry, (tuple, list)) or len(entry) != 2 or not isinstance(entry[0], str)
+                or not isinstance(entry[1], Mapping)):
+            raise InvalidArgumentError(f"{argument} entries must be (name, params) pairs (params a dict), got {entry!r}")
+        try:  # built once here, so a typo in a name or a parameter fails now, not after minutes
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ReplifyWarning)
+                make_adversary(entry[0], n=n, horizon=horizon, seed=0, **dict(entry[1]))
+        except (InvalidArgumentError, UnknownNameError, LearnerProtocolError) as exc:
+            raise InvalidArgumentError(f"{argument}: {entry[0]!r} with {dict(entry[1])!r} cannot be built: {exc}") from None
+
+
+def least_pairs_below(rho: float, alpha: float, budget: int) -> int | None:
+    """The fewest pairs (at most ``budget``) after which the sequential test of
+    :mod:`replify.sequential` decides "below ``rho``" when no pair has parted, or None."""
+    cs = BetaBinomialCS(alpha=alpha)
+    t = 1
+    while t <= budget:
+        if cs.decide(0, t, rho) == "below":
+            # the first t with that decision: evidence grows with t at zero failures, so bisect back
+            lo = t // 2
+            while t - lo > 1:
+                mid = (lo + t) // 2
+                lo, t = (lo, mid) if cs.decide(0, mid, rho) == "below" else (mid, t)
+            return t
+        t = min(budget, 2 * t) if t < budget else budget + 1
+    return None
+
+
 def _user_build(factory: Any, *, n: int, horizon: int, rho: float, knobs: Mapping[str, Any]) -> Any:
     """``seed -> learner`` for a user's factory with ``knobs``; ``rho`` only if it takes one."""
     from .factory import accepts, learner_builder
@@ -320,6 +396,10 @@ def calibrate(
     from .factory import label_of
     from .plugins import registry
 
+    n, horizon, rho = check_int("n", n, minimum=2), check_int("horizon", horizon, minimum=16), check_rho(rho)
+    _check_arguments(n=n, horizon=horizon, rho=rho, seed=seed, adversaries=adversaries, reference=reference,
+                     budget=budget, alpha=alpha, regret_pairs=regret_pairs, refine_pairs=refine_pairs,
+                     test_pairs=test_pairs, block_fractions=block_fractions, multipliers=multipliers)
     user = not isinstance(name, str)
     if grid is None and (user or name not in CALIBRATABLE):
         grid = [{}]  # knobs unknown: the learner as given is the one candidate (its tests still decide)
@@ -332,8 +412,6 @@ def calibrate(
     # rho goes to a registered learner whose parameters come from a replicability theorem (or that
     # claims one); a user's factory gets it when it takes it (_user_build)
     named_rho = {} if spec is None or (spec.parameters is None and spec.guarantee is None) else {"rho": rho}
-    n, horizon, rho = check_int("n", n, minimum=2), check_int("horizon", horizon, minimum=16), check_rho(rho)
-    budget = check_int("budget", budget, minimum=100)
     if reference is None:
         reference = ("iid-bernoulli", {"means": np.linspace(0.3, 0.7, n)})
     ref_name, ref_params = reference[0], dict(reference[1])

@@ -70,11 +70,14 @@ class ReplicableLearner(BlockLearner):
         )
         # Actions as the internal learner plays them (FLLB over the simplex plays expert indices).
         self.problem = getattr(self.internal, "problem", spec.problem)
-        internal_regret = internal_regret_bound(spec, self.internal, n=n, blocks=params.n_blocks, learner_params=learner_params or {})
+        internal_regret, note = internal_regret_bound(
+            spec, self.internal, n=n, blocks=params.n_blocks, learner_params=learner_params or {}
+        )
         # Regret on x ∈ [-1,1]^n is twice the regret on (x+1)/2 for experts (a·1 = 1 on the simplex).
         scale = 2.0 if self._affine else 1.0
         self.params: FrameworkParams = attrs.evolve(
-            params, regret_bound=None if internal_regret is None else params.normaliser * scale * internal_regret
+            params, regret_bound=None if internal_regret is None else params.normaliser * scale * internal_regret,
+            regret_bound_note=note,
         )
         self._anchor = np.zeros(self.n)  # c_{1:t-1-B}: the cumulative cost at the last transition
         self._action = self._check(self.internal.act(), 1)
@@ -181,15 +184,16 @@ def build_internal(
 
 def internal_regret_bound(
     spec: LearnerSpec, internal: Any, *, n: int, blocks: int, learner_params: Mapping[str, Any]
-) -> float | None:
-    """The internal learner's regret bound over ``blocks`` steps on its own cost scale: the one
-    its ``params`` state (learners with theorem parameters), else its spec's, else ``None``."""
+) -> tuple[float | None, str | None]:
+    """The internal learner's regret bound over ``blocks`` steps on its own cost scale, for the
+    hyperparameters in force: the one its ``params`` state (learners with theorem parameters),
+    else its spec's (:meth:`LearnerSpec.regret_bound_for`), else ``(None, why)``."""
     own = getattr(getattr(internal, "params", None), "regret_bound", None)
     if own is not None:
-        return float(own)
-    if spec.regret_bound is None or spec.parameters is not None:
-        return None
-    return float(spec.regret_bound(horizon=blocks, n=n, **learner_params))
+        return float(own), None
+    if spec.parameters is not None:
+        return None, f"internal learner {spec.name!r} states no regret bound for its parameters"
+    return spec.regret_bound_for(horizon=blocks, n=n, params=learner_params)
 
 
 class ReplicableFactory:
@@ -265,7 +269,8 @@ def wrap(
     learner sees exactly the domain its spec declares (:func:`input_map`); a spec no map serves
     is refused. ``rounding=False``
     is a switch for tests: feed the exact normalised block sums instead of grid points, which
-    voids the replicability guarantee.
+    voids the replicability guarantee — ``params.replicability_bound`` is then ``None``,
+    ``params.certified`` False and reports claim only what they measure.
 
     The regret is at most ``(B + 2/ε)·Regret_{T/B}(internal)`` (ℓ∞; ``B + 2n/ε`` for ℓ1),
     i.e. ``2B·Regret_{T/B}(internal)`` at the theorem's parameters (``learner.params``). With the

@@ -3,6 +3,8 @@ and the duck-typed protocols they build (DESIGN.md §2)."""
 
 from __future__ import annotations
 
+import inspect
+import math
 from typing import Any, Callable, Literal, Mapping, Protocol, runtime_checkable
 
 import attrs
@@ -75,6 +77,20 @@ def _cost_range(value: Any) -> tuple[float, float]:
     return out  # type: ignore[return-value]
 
 
+#: Arguments every factory receives from the library, not hyperparameters of a regret bound.
+_DERIVED = frozenset({"n", "horizon", "rng", "rho", "actions", "seed"})
+
+
+def _keywords(function: Callable[..., Any]) -> set[str]:
+    """The keyword arguments ``function`` names explicitly (``**kwargs`` names none)."""
+    try:
+        parameters = inspect.signature(function).parameters.values()
+    except (TypeError, ValueError):  # a builtin without a signature names nothing we can check
+        return set()
+    kinds = (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    return {p.name for p in parameters if p.kind in kinds}
+
+
 def _qualname(factory: Any) -> str:
     return f"{getattr(factory, '__module__', '?')}.{getattr(factory, '__qualname__', type(factory).__name__)}"
 
@@ -91,7 +107,10 @@ class LearnerSpec:
     eps=None)`` gives its theorem's parameters (an object with ``block_size``, ``eps`` and
     ``to_dict()``, the same as the built learner's ``params``); a learner with a parameter
     function needs ``rho`` and one without refuses it. ``regret_bound(*, horizon, n, **params)``
-    bounds its expected regret over ``horizon`` steps on costs in ``cost_range``.
+    bounds its expected regret over ``horizon`` steps on costs in ``cost_range`` for the
+    hyperparameters ``params`` in force; it must name every hyperparameter it accounts for (a
+    hyperparameter it does not name withholds the bound, see :meth:`regret_bound_for`) and may
+    return ``None`` where the parameters in force admit no bound.
     ``union_bound(*, horizon, n, rho)`` is its replicability proof's per-transition bound
     (:class:`~replify.certificates.UnionBound`), which :func:`replify.certified_eps` inverts.
     """
@@ -126,6 +145,34 @@ class LearnerSpec:
     def domain(self) -> CostDomain:
         """The cost vectors this learner accepts."""
         return CostDomain.for_input(self.norm, self.cost_range)
+
+    def regret_bound_for(
+        self, *, horizon: int, n: int, params: Mapping[str, Any] | None = None
+    ) -> tuple[float | None, str | None]:
+        """``(bound, None)``: the registered regret bound for the hyperparameters in force
+        (``params``, as passed to the factory), or ``(None, why)`` when it is withheld.
+
+        A bound is only as good as the parameters it was derived for: Hedge's sqrt(T ln n / 2)
+        holds at its default rate, not at ``eta=10``. So a hyperparameter that the bound function
+        does not name as a keyword (one it would swallow in ``**kwargs``) withholds the bound
+        rather than print a number that assumes the default; so does a bound function that
+        returns ``None`` or a value that is not a finite number ≥ 0."""
+        if self.regret_bound is None:
+            return None, "the learner registers no regret bound"
+        named = _keywords(self.regret_bound)
+        given = {k: v for k, v in (params or {}).items() if v is not None and (k in named or k not in _DERIVED)}
+        unnamed = sorted(set(given) - named)
+        if unnamed:
+            return None, (
+                f"withheld: the regret bound registered for {self.name!r} does not take {', '.join(unnamed)}, "
+                f"which are in force ({', '.join(f'{k}={given[k]!r}' for k in unnamed)}); it holds only at their defaults"
+            )
+        value = self.regret_bound(horizon=horizon, n=n, **given)
+        if value is None:
+            return None, f"withheld: {self.name!r} states no regret bound for these parameters ({given or 'defaults'})"
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+            return None, f"withheld: the regret bound registered for {self.name!r} returned {value!r}, not a number >= 0"
+        return float(value), None
 
 
 @attrs.frozen(repr=False)

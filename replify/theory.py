@@ -15,7 +15,7 @@ import attrs
 from .blocks import BlockParams, n_blocks
 from .certificates import UnionBound, certify, drift_l1, radius_l1
 from .checks import check_int, check_positive, check_rho, public
-from .errors import BlockSizeWarning, InvalidArgumentError, warn
+from .errors import BlockSizeWarning, InvalidArgumentError, ReplicabilityWarning, warn
 
 Norm = Literal["linf", "l1"]
 
@@ -80,7 +80,8 @@ class FrameworkParams(BlockParams):
     """:class:`~replify.blocks.BlockParams` of a wrapped learner, plus the general framework's
     own: ``norm``, the corrected concentration radius ``m`` and its tail ``γ`` = ρ/(4T) (they set
     the theorem's B), the ``normaliser`` (B + 2/ε or B + 2n/ε) and whether ``rounding`` is on.
-    ``replicability_bound`` is the tightened union bound of :func:`framework_union_bound`.
+    ``replicability_bound`` is the tightened union bound of :func:`framework_union_bound` (``None``,
+    with ``certified`` False, when ``rounding`` is off: the proof needs the grids).
     ``regret_bound`` is ``normaliser · Regret_{T/B}(internal)`` (``lem:regret-general-framework``
     and its ℓ∞ twin, on the scale of the vectors fed) when the internal learner declares a
     regret bound, else ``None``."""
@@ -90,6 +91,8 @@ class FrameworkParams(BlockParams):
     gamma: float
     normaliser: float
     rounding: bool
+    #: why ``regret_bound`` is None: the internal learner's bound does not cover its parameters
+    regret_bound_note: str | None = None
 
 
 def framework_params(
@@ -116,9 +119,19 @@ def framework_params(
         eps_of_block=lambda b: eps_for_block_size(b, n, norm), context=f"n={n}, rho={rho}",
     )
     width = "2/eps" if norm == "linf" else "2n/eps"
-    union = framework_union_bound(horizon, n, rho, norm)
-    bound = union.value(eps_used, horizon=horizon, block_size=block)
-    certified = certify(bound, rho, algorithm=ALGORITHMS[norm], detail=f"B={block}, eps={eps_used:.4g}")
+    if rounding:
+        union = framework_union_bound(horizon, n, rho, norm)
+        bound = union.value(eps_used, horizon=horizon, block_size=block)
+        certified = certify(bound, rho, algorithm=ALGORITHMS[norm], detail=f"B={block}, eps={eps_used:.4g}")
+    else:
+        # Without the random grids the proof's argument is gone (exact block sums differ between
+        # the two runs almost surely): no bound, and the parameters certify nothing.
+        union, bound, certified = None, None, False
+        warn(
+            f"{ALGORITHMS[norm]} with rounding=False feeds the exact block sums: the replicability theorem does not "
+            f"apply, no bound is stated and params.certified is False (reports say claim 'measured')",
+            ReplicabilityWarning,
+        )
     return FrameworkParams(
         algorithm=ALGORITHMS[norm],
         theorem=THEOREMS[norm],
