@@ -5,13 +5,16 @@ Every row carries its configuration, its seed, the settings that determine it (p
 seed, options) and replify's version. A row's seed is derived from the sweep seed and the
 configuration itself (not its position), and rows are written in grid order with sorted keys and
 no timestamps: a sweep interrupted half way and run again skips the finished rows and leaves
-exactly the file an uninterrupted run would have written. Nothing a user wrote is lost: damaged
-lines are set aside in ``<file>.rejected``, and one writer holds the file at a time.
+exactly the file an uninterrupted run would have written. Each row carries a digest of its content,
+checked before the row is reused. Nothing a user wrote is lost: damaged lines (and rows that fail
+their checks) are set aside in ``<file>.rejected``, one writer holds the file at a time, and the
+file is rewritten only atomically, through a symbolic link to it if that is what it is.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import itertools
 import json
@@ -108,6 +111,14 @@ class LearnerEntry:
     label: str
     learner: Any
     overrides: dict[str, Any]
+    #: whether the user gave the label; a label made from a callable's name may be shared by two
+    #: callables (two lambdas), so its rows are reused only for the callable that wrote them
+    labelled: bool = False
+
+    @property
+    def code(self) -> str | None:
+        """Where a callable learner is defined (None for a registered name): stored with its rows."""
+        return None if isinstance(self.learner, str) else code_of(self.learner)
 
     @property
     def spec(self) -> Any:
@@ -141,20 +152,41 @@ def learner_entries(learners: Sequence[Any]) -> list[LearnerEntry]:
             raise InvalidArgumentError(
                 f"learners must be registered names, callables or dicts with a 'learner' key; got {obj!r} ({type(obj).__name__})"
             )
+        given = label is not None
         if label is None:
             label = obj if isinstance(obj, str) else label_of(obj)
             if rest:
                 label += "(" + ", ".join(f"{k}={v!r}" for k, v in sorted(rest.items())) + ")"
         if not isinstance(label, str) or not label:
             raise InvalidArgumentError(f"a learner's label must be a non-empty string; got {label!r}")
-        if label in labels and (labels[label].learner is not obj or labels[label].overrides != rest):
+        if label in labels and (not _same_learner(labels[label].learner, obj) or labels[label].overrides != rest):
             raise InvalidArgumentError(
-                f"two learners of the sweep have the label {label!r}: give each its own with {{'label': ...}}"
+                f"learners: two learners of the sweep have the label {label!r} but differ ({labels[label].learner!r} "
+                f"and {obj!r}); expected one label per learner: give each its own with "
+                "{'learner': ..., 'label': '...'}"
             )
-        entry = LearnerEntry(label, obj, dict(rest))
+        entry = LearnerEntry(label, obj, dict(rest), labelled=given)
         labels[label] = entry
         entries.append(entry)
     return entries
+
+
+def _same_learner(a: Any, b: Any) -> bool:
+    """One learner given twice: the same registered name (two equal strings), or the same object."""
+    return a is b or (isinstance(a, str) and a == b)
+
+
+def code_of(learner: Callable[..., Any]) -> str:
+    """Where a callable learner is defined — its module, its name (a ``functools.partial``'s
+    keywords included) and the first line of its code — so that rows written by one callable are
+    not taken for another's that has the same name (two lambdas of one function)."""
+    inner = learner
+    while isinstance(inner, functools.partial):
+        inner = inner.func
+    code = getattr(inner, "__code__", None)
+    module = getattr(inner, "__module__", None) or type(inner).__module__
+    line = f", line {code.co_firstlineno}" if code is not None else ""
+    return f"{module}.{label_of(learner)}{line}"
 
 
 def grid(
@@ -229,21 +261,90 @@ def _row_identity(row: Any) -> str | None:
                       sort_keys=True)
 
 
+def row_digest(row: Mapping[str, Any]) -> str:
+    """The sha256 of a row's canonical JSON (sorted keys) without its ``digest``: stored in the
+    row, it lets a row read back be checked before its numbers are reused as measured."""
+    body = {k: v for k, v in row.items() if k != "digest"}
+    return hashlib.sha256(json.dumps(jsonable(body), sort_keys=True).encode()).hexdigest()
+
+
+#: Entries of a report that are not measured (certified bounds, which may be infinite, and the
+#: environment); every other number in a reused row must be finite.
+_NOT_MEASURED = frozenset({"params", "concentration", "regret_bound", "transition_bound", "provenance"})
+
+#: Why a line was set aside, by kind, in the words of the results-file warning.
+_WHY = {
+    "damaged": "not a whole row (torn by an interruption, not UTF-8, not JSON, or not a row)",
+    "repeated": "a second row for one configuration with other content",
+    "undigested": "written without a digest (by an earlier replify): its numbers cannot be checked",
+    "edited": "changed after it was written (its digest does not match its content)",
+    "counts": "without valid counts (0 <= failures <= pairs)",
+    "not finite": "holding NaN or infinity where a measured number belongs",
+    "rho_hat": "with a rho_hat that is not failures / pairs",
+}
+
+
+def _not_finite(value: Any, where: str) -> str | None:
+    """The first place in ``value`` holding NaN or ±inf, or None."""
+    if isinstance(value, float):
+        return None if math.isfinite(value) else where
+    if isinstance(value, dict):
+        return next((w for k, v in value.items() if (w := _not_finite(v, f"{where}.{k}"))), None)
+    if isinstance(value, list):
+        return next((w for i, v in enumerate(value) if (w := _not_finite(v, f"{where}[{i}]"))), None)
+    return None
+
+
+def _count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _row_problem(row: dict[str, Any]) -> tuple[str, str] | None:
+    """Why a row read back may not be reused as measured — ``(kind, detail)`` — or None. Its
+    numbers must agree with its counts (the estimate is failures / pairs) and be finite, and the
+    row must be what replify wrote (its digest)."""
+    report = row["report"]
+    failures, pairs = report.get("failures"), report.get("pairs")
+    if not (_count(failures) and _count(pairs) and 0 <= failures <= pairs and pairs >= 1):
+        return "counts", f"failures={failures!r}, pairs={pairs!r}"
+    for key, value in report.items():
+        where = None if key in _NOT_MEASURED else _not_finite(value, f"report.{key}")
+        if where is not None:
+            return "not finite", f"{where} is not finite"
+    rho_hat = report.get("rho_hat")
+    if (isinstance(rho_hat, bool) or not isinstance(rho_hat, (int, float))
+            or not math.isclose(rho_hat, failures / pairs, rel_tol=1e-12, abs_tol=0.0)):
+        return "rho_hat", f"rho_hat={rho_hat!r} but failures / pairs = {failures}/{pairs}"
+    if "digest" not in row:
+        return "undigested", "no digest"
+    if row["digest"] != row_digest(row):
+        return "edited", "digest mismatch"
+    return None
+
+
 @attrs.frozen
 class _FileState:
     done: dict[str, dict[str, Any]]
     rejected: int
     rejected_path: str | None
     stale: int
+    #: how many lines were set aside, by the kinds of :data:`_WHY`, and one example's detail each
+    why: dict[str, tuple[int, str]] = attrs.field(factory=dict)
+
+    def explain(self) -> str:
+        return "; ".join(f"{count} {_WHY[kind]}" + (f" (e.g. {detail})" if kind in ("counts", "not finite", "rho_hat") else "")
+                         for kind, (count, detail) in self.why.items())
 
 
-def _load(path: Path) -> _FileState:
+def _load(path: Path, wanted: frozenset[str] = frozenset()) -> _FileState:
     """Read an earlier run's rows from ``path`` (resolved: the file itself, not a link to it).
     Lines that are not complete rows — a line torn by an interruption, bytes that are not UTF-8,
     text that is not JSON, JSON that is not a row — are moved to ``<file>.rejected`` (appended and
     synced, so nothing is ever lost) and the file is rewritten with the good rows only
-    (atomically: :func:`replify.files.atomic_write`). Rows repeated byte for byte (two writers) are kept once;
-    a row whose identity repeats with other content is set aside too."""
+    (atomically: :func:`replify.files.atomic_write`). Rows repeated byte for byte (two writers) are
+    kept once; a row whose identity repeats with other content is set aside too. A row this sweep
+    would reuse (its identity in ``wanted``) is checked first (:func:`_row_problem`): one that fails
+    — edited by hand, holding a NaN, written without a digest — is set aside and measured again."""
     if not path.exists():
         return _FileState({}, 0, None, 0)
     data = path.read_bytes()
@@ -253,6 +354,13 @@ def _load(path: Path) -> _FileState:
     done: dict[str, dict[str, Any]] = {}
     seen_lines: set[bytes] = set()
     stale = 0
+    why: dict[str, tuple[int, str]] = {}
+
+    def set_aside(raw: bytes, kind: str, detail: str = "") -> None:
+        bad.append(raw)
+        count, first = why.get(kind, (0, detail))
+        why[kind] = (count + 1, first)
+
     for raw in lines:
         if raw in seen_lines:
             continue  # an exact duplicate (two sweeps wrote the same row): one copy is enough
@@ -263,11 +371,15 @@ def _load(path: Path) -> _FileState:
             if not isinstance(row, dict) or not isinstance(row.get("config"), dict) or "report" not in row:
                 raise ValueError("not a row")
         except (UnicodeDecodeError, ValueError):
-            bad.append(raw)
+            set_aside(raw, "damaged")
             continue
         key = _row_identity(row)
+        problem = _row_problem(row) if key in wanted else None
+        if problem is not None:
+            set_aside(raw, *problem)  # never reused unchecked: kept in .rejected, measured again
+            continue
         if key is not None and key in done:
-            bad.append(raw)  # same identity, other content: set aside, never silently dropped
+            set_aside(raw, "repeated")  # same identity, other content: set aside, never silently dropped
             continue
         seen_lines.add(raw)
         good.append(raw)
@@ -288,7 +400,7 @@ def _load(path: Path) -> _FileState:
         rejected_path = str(rejected)
     if bad or len(good) != len(lines):
         atomic_write(path, b"".join(good), what="results file")
-    return _FileState(done, len(bad), rejected_path, stale)
+    return _FileState(done, len(bad), rejected_path, stale, why)
 
 
 @contextlib.contextmanager
@@ -350,8 +462,12 @@ def _run_row(
         entry.learner, config["adversary"], n=config["n"], horizon=config["horizon"], pairs=pairs, seed=s,
         rho=config["rho"], adversary_params=config["adversary_params"] or None, **extra, **evaluate_kw,
     )
-    return {"config": dict(config), "seed": s, "replify_version": __version__, "report": jsonable(report.to_dict()),
-            "pairs": pairs, "sweep_seed": seed, "options": _options(evaluate_kw)}
+    row = {"config": dict(config), "seed": s, "replify_version": __version__, "report": jsonable(report.to_dict()),
+           "pairs": pairs, "sweep_seed": seed, "options": _options(evaluate_kw)}
+    if entry.code is not None:
+        row["learner_code"] = entry.code
+    row["digest"] = row_digest(row)
+    return row
 
 
 def _options(evaluate_kw: Mapping[str, Any]) -> dict[str, Any]:
@@ -385,15 +501,20 @@ def sweep(
     dicts ``{"learner": ..., "label": ..., **overrides}`` for per-configuration overrides (``eps``,
     ``block_size``, hyperparameters) — see :func:`learner_entries`. A row is identified by the
     learner's label and overrides: a callable's code is not part of it, so give a changed callable
-    a new label (or a new file) rather than reuse rows computed with the old one.
+    a new label (or a new file) rather than reuse rows computed with the old one. A label made from
+    a callable's name is reused only for the callable that wrote the rows (where it is defined is
+    stored with them): two lambdas are refused, with an error asking for a label.
 
     ``block_multipliers`` scale each learner's theorem block size (the ρ̂-against-block-size
     curve). With ``path``, each row is appended (and flushed to disk) to that JSONL file as soon as
     it finishes, under an exclusive lock (one writer per file: a second sweep on the same file
     raises :class:`~replify.errors.SweepLockedError`). A row already in the file is reused only when
     everything that determines it matches — configuration, ``pairs``, ``seed``, the options that
-    change results and replify's version (:func:`identity`); rows for other settings stay in the
-    file untouched. Damaged lines are moved to ``<file>.rejected``, never deleted, with a
+    change results and replify's version (:func:`identity`) — and when the row passes its checks:
+    its ``digest`` matches its content, its ``rho_hat`` is its ``failures / pairs`` and its measured
+    numbers are finite; a row that fails them (edited by hand, or written by an earlier replify
+    without a digest) is set aside like a damaged line and measured again. Rows for other settings
+    stay in the file untouched. Damaged lines are moved to ``<file>.rejected``, never deleted, with a
     :class:`~replify.errors.ResultsFileWarning`; exact duplicate lines are kept once. The result
     says what happened (``reused``, ``stale``, ``rejected``, ``rejected_path``). Warnings the rows
     raise are summarised once per kind. ``evaluate_kw`` (``n_jobs``, ``backend``, ``fast_path``, …)
@@ -425,16 +546,19 @@ def sweep(
         if bar is not None:
             stack.callback(bar.close)
         state = _FileState({}, 0, None, 0)
+        options = _options(evaluate_kw)
+        keys = [identity(config, pairs=pairs, sweep_seed=seed, options=options) for config in configs]
         if out is not None:
             stack.enter_context(_locked(out))
-            state = _load(out)
+            state = _load(out, frozenset(keys))
             if state.rejected:
-                warn(f"{state.rejected} damaged line(s) of {str(out)!r} were set aside in {state.rejected_path!r} "
-                     "(nothing deleted); the sweep resumes from the other rows", ResultsFileWarning)
+                warn(f"{state.rejected} damaged line(s) of {str(path)!r} were set aside in {state.rejected_path!r} "
+                     f"(nothing deleted): {state.explain()}; the sweep resumes from the other rows and measures "
+                     "those configurations again", ResultsFileWarning)
+            _check_callables(state.done, configs, keys, entries, path)
         rows, reused, caught = [], 0, []
-        options = _options(evaluate_kw)
         for i, config in enumerate(configs):
-            row = state.done.get(identity(config, pairs=pairs, sweep_seed=seed, options=options))
+            row = state.done.get(keys[i])
             if row is None:
                 with warnings.catch_warnings(record=True) as record:
                     warnings.simplefilter("always", ReplifyWarning)
@@ -459,6 +583,24 @@ def sweep(
         adjusted = tuple(holm(p_values, sides, alpha))
     return SweepResult(rows, reused=reused, rejected=state.rejected, rejected_path=state.rejected_path, stale=state.stale,
                        holm=adjusted)
+
+
+def _check_callables(done: Mapping[str, dict[str, Any]], configs: Sequence[Mapping[str, Any]], keys: Sequence[str],
+                     entries: Mapping[str, LearnerEntry], path: Any) -> None:
+    """A row is reused for a label the sweep made from a callable's name only when that callable
+    wrote it: two lambdas share a name, and the second must not be answered with the first's rows.
+    A label the user gave is theirs to keep apart (a changed callable gets a new label)."""
+    for config, key in zip(configs, keys):
+        row, entry = done.get(key), entries[config["learner"]]
+        if row is None or entry.labelled or row.get("learner_code") == entry.code:
+            continue
+        wrote = row.get("learner_code") or f"the registered learner {config['learner']!r}"
+        raise InvalidArgumentError(
+            f"learners: {str(path)!r} holds rows for the label {config['learner']!r} written by {wrote}, but this "
+            f"sweep's {config['learner']!r} is {entry.code or 'the registered learner ' + repr(entry.learner)} "
+            f"({entry.learner!r}); expected one learner per label: give this one its own label with "
+            f"{{'learner': ..., 'label': '...'}} (or the same label, if it is the same learner), or use another file"
+        )
 
 
 def _summarise(caught: list, total: int) -> None:

@@ -4,6 +4,7 @@ are never written through a symbolic link, and rows read back are checked before
 import errno
 import json
 import os
+import warnings
 
 import pytest
 
@@ -161,3 +162,85 @@ def test_a_lock_removed_by_its_holder_is_taken_afresh(tmp_path, monkeypatch):
     monkeypatch.setattr(sweeps.fcntl, "flock", flock)
     replify.sweep(**SMALL, path=path)
     assert len(calls) == 2 and not lock.exists()
+
+
+# -- rows read back are checked before they are reused as measured --------------------------------
+
+def _rewrite_first_row(path, change, *, redigest):
+    from replify.sweeps import row_digest
+
+    lines = path.read_text().splitlines(keepends=True)
+    row = json.loads(lines[0])
+    change(row)
+    if redigest:
+        row["digest"] = row_digest(row)
+    elif redigest is None:  # a row as an earlier replify wrote it
+        del row["digest"]
+    lines[0] = json.dumps(row, sort_keys=True) + "\n"
+    path.write_text("".join(lines))
+    return lines[0]
+
+
+@pytest.mark.parametrize("change,redigest,why", [
+    (lambda row: row["report"].update(regret_mean=0.0), False, r"1 changed after it was written \(its digest does not match"),
+    (lambda row: row["report"].update(rho_hat=0.0), True, r"1 with a rho_hat that is not failures / pairs \(e\.g\. rho_hat=0\.0 but"),
+    (lambda row: row["report"].update(regret_mean=float("nan")), True, r"1 holding NaN or infinity .*report\.regret_mean is not finite"),
+    (lambda row: row["report"].update(failures=5), True, r"1 without valid counts .*failures=5, pairs=2"),
+    (lambda row: None, None, r"1 written without a digest \(by an earlier replify\)"),
+])
+def test_a_row_that_fails_its_checks_is_set_aside_and_measured_again(tmp_path, change, redigest, why):
+    path = tmp_path / "s.jsonl"
+    replify.sweep(**SMALL, path=path)
+    whole = path.read_bytes()
+    edited = _rewrite_first_row(path, change, redigest=redigest)
+    with pytest.warns(replify.errors.ResultsFileWarning, match=r"1 damaged line\(s\) .* set aside .*: " + why):
+        result = replify.sweep(**SMALL, path=path)
+    assert (result.reused, result.rejected) == (1, 1)
+    # measured again, the row as first written (at the end of the file now)
+    assert sorted(path.read_bytes().splitlines()) == sorted(whole.splitlines())
+    assert (tmp_path / "s.jsonl.rejected").read_text() == edited  # the edited line kept, not deleted
+
+
+def test_rows_carry_their_digest_and_an_intact_file_is_reused_silently(tmp_path):
+    from replify.sweeps import row_digest
+
+    path = tmp_path / "s.jsonl"
+    first = replify.sweep(**SMALL, path=path)
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    assert all(row["digest"] == row_digest(row) for row in rows)
+    assert all(row["report"]["rho_hat"] == row["report"]["failures"] / row["report"]["pairs"] for row in rows)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", replify.errors.ResultsFileWarning)
+        again = replify.sweep(**SMALL, path=path)
+    assert again.reused == 2 and again.rows == first.rows
+
+
+class Coin:
+    """A learner that plays a fixed expert (only its identity matters here)."""
+
+    def __init__(self, *, n, horizon, rng, expert=0):
+        self.expert = expert
+
+    def act(self):
+        return self.expert
+
+    def update(self, cost):
+        pass
+
+
+def test_two_callables_with_one_name_are_not_answered_with_each_others_rows(tmp_path):
+    path = tmp_path / "s.jsonl"
+    grid = dict(SMALL, horizons=[20])
+    first = lambda *, n, horizon, rng: Coin(n=n, horizon=horizon, rng=rng, expert=0)  # noqa: E731
+    second = lambda *, n, horizon, rng: Coin(n=n, horizon=horizon, rng=rng, expert=1)  # noqa: E731
+    with pytest.raises(replify.errors.InvalidArgumentError, match=r"learners: two learners of the sweep have "
+                       r"the label '.*<lambda>' but differ \(<function .*<lambda> at .* and <function .*\); expected one label"):
+        replify.sweep(**dict(grid, learners=[first, second]))
+    replify.sweep(**dict(grid, learners=[first]), path=path)
+    before = path.read_bytes()
+    with pytest.raises(replify.errors.InvalidArgumentError, match=r"holds rows for the label '.*<lambda>' written by "
+                       r"tests?\.?.*line \d+, but this sweep's .*line \d+ .*give this one its own label"):
+        replify.sweep(**dict(grid, learners=[second]), path=path)
+    assert path.read_bytes() == before
+    labelled = replify.sweep(**dict(grid, learners=[{"learner": second, "label": "expert-1"}]), path=path)
+    assert labelled.reused == 0 and replify.sweep(**dict(grid, learners=[first]), path=path).reused == 1
