@@ -10,14 +10,18 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import tomllib
 import warnings
 from pathlib import Path
 from typing import Any, Sequence
 
-from .errors import ReplifyError, ReplifyWarning
-from .files import atomic_write
+from .checks import check_output_path
+from .errors import OutputPathError, ReplifyError, ReplifyWarning
+from .files import atomic_write, resolve
+from .plots import PLOT_SUFFIXES
+from .sweeps import check_results_file
 
 
 #: Text that starts like JSON must be JSON: ``means=[0.4`` is an error, not the string "[0.4".
@@ -61,18 +65,41 @@ def _learner_params(spec: Any) -> str:
     return ", ".join(names)
 
 
-def _check_outputs(args: argparse.Namespace, plot: Any = None, output: Any = None) -> None:
-    """Every output path is checked before any work: a long run never ends in a refusal."""
-    from .checks import check_output_path
-    from .plots import PLOT_SUFFIXES
+def _same_file(a: str | Path, b: str | Path) -> bool:
+    """Two paths naming one file: equal once links are resolved, or one file under two names."""
+    if resolve(a) == resolve(b):
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist yet: only its resolved name can match
+        return False
 
+
+def _check_outputs(args: argparse.Namespace, plot: Any = None, output: Any = None, *,
+                   output_option: str = "--output", plot_option: str = "--plot", config: Any = None) -> None:
+    """Every output path is checked before any work: a long run never ends in a refusal, and no
+    output overwrites an input (the sweep's config) or another output of the same command."""
+    named: list[tuple[str, Any]] = [("the config file", config)] if config else []
     if getattr(args, "json", None):
         check_output_path(args.json, what="--json")
+        named.append(("--json", args.json))
     for value in (getattr(args, "plot", None), plot):
         if value:
-            check_output_path(value, what="--plot", suffixes=PLOT_SUFFIXES)
+            check_output_path(value, what=plot_option, suffixes=PLOT_SUFFIXES)
+            named.append((plot_option, value))
+            break  # --plot given on the command line replaces the config's plot
     if output:
-        check_output_path(output, what="--output")
+        check_output_path(output, what=output_option)
+        named.append((output_option, output))
+    for i, (what, value) in enumerate(named):
+        for other_what, other in named[:i]:
+            if _same_file(value, other):
+                raise OutputPathError(
+                    f"{what} {str(value)!r} and {other_what} {str(other)!r} are the same file; expected different "
+                    f"files: {what} would overwrite {other_what}"
+                )
+    if output:  # after the clashes: "--output is the config" says more than "the config is not results"
+        check_results_file(output, what=output_option)
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -245,7 +272,10 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     if missing:
         raise ReplifyError(f"config file {str(path)!r} is missing {missing}")
     out = args.output or config.get("output") or str(path.with_suffix(".jsonl"))
-    _check_outputs(args, plot=config.get("plot"), output=out)
+    _check_outputs(args, plot=config.get("plot"), output=out, config=path,
+                   output_option=("--output" if args.output else "the config's output" if config.get("output")
+                                  else "the results file (CONFIG.jsonl)"),
+                   plot_option="--plot" if args.plot or not config.get("plot") else "the config's plot")
     result = replify.sweep(
         learners=config["learners"], adversaries=config["adversaries"], horizons=config["horizons"], ns=config["ns"],
         rhos=config.get("rhos", [None]), block_multipliers=config.get("block_multipliers", [1.0]),

@@ -32,7 +32,7 @@ except ImportError:  # pragma: no cover - not POSIX: no advisory locks to take
     fcntl = None
 
 from .checks import check_int, check_output_path, public
-from .errors import InvalidArgumentError, ReplifyWarning, ResultsFileWarning, SweepLockedError, warn
+from .errors import InvalidArgumentError, OutputPathError, ReplifyWarning, ResultsFileWarning, SweepLockedError, warn
 from .evaluation import evaluate
 from .factory import accepts, label_of, rho_optional, takes_rng
 from .files import atomic_write, open_sibling, resolve
@@ -322,6 +322,34 @@ def _row_problem(row: dict[str, Any]) -> tuple[str, str] | None:
     return None
 
 
+#: How every row replify writes begins (its keys are sorted): a line torn by an interruption still does.
+_ROW_START = b'{"config": '
+
+
+def check_results_file(path: str | Path, *, what: str) -> None:
+    """Refuse, before any work, a file at ``path`` that replify did not write: a results file is
+    empty or begins with a row. Damaged lines of a results file are set aside in
+    ``<file>.rejected``; a user's notes given by mistake as the results file must not be."""
+    try:
+        with open(path, "rb") as fh:
+            first = fh.readline(1 << 20)
+    except (FileNotFoundError, IsADirectoryError):
+        return  # created by the sweep; a folder is refused by check_output_path
+    if not first or first.startswith(_ROW_START):
+        return
+    try:
+        row = json.loads(first)
+    except (UnicodeDecodeError, ValueError):
+        row = None
+    if isinstance(row, dict) and isinstance(row.get("config"), dict) and "report" in row:
+        return
+    shown = first[:60].decode("utf-8", "replace").rstrip("\n") + ("..." if len(first) > 60 else "")
+    raise OutputPathError(
+        f"{what} {str(path)!r} exists and is not a replify results file: expected JSON lines of sweep rows, and its "
+        f"first line is {shown!r}; replify does not rewrite a file it did not write: give a new path, or move that file"
+    )
+
+
 @attrs.frozen
 class _FileState:
     done: dict[str, dict[str, Any]]
@@ -533,6 +561,7 @@ def sweep(
     out = None
     if path is not None:
         check_output_path(path, what="path")
+        check_results_file(path, what="path")
         # the file itself, not a link to it: its siblings (.lock, .rejected) sit beside the file, every
         # name of it takes one lock, and a repair rewrites the file the link points to
         out = resolve(path)
