@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import tomllib
 import warnings
@@ -73,6 +74,26 @@ def _same_file(a: str | Path, b: str | Path) -> bool:
         return os.path.samefile(a, b)
     except OSError:  # one of them does not exist yet: only its resolved name can match
         return False
+
+
+#: typeguard's report of a value that matches no member of a union, as the public boundary
+#: words it (replify.checks.public): one line per member, which the command line folds into one.
+_UNION = re.compile(r'argument "(?P<name>[^"]+)" \((?P<got>\S+) did not match any element in the union:\n'
+                    r'(?P<members>(?:  .*\n?)+)\) in (?P<func>\S+)', re.DOTALL)
+
+
+def _one_line(message: str) -> str:
+    """An error message on one line: a union mismatch becomes ``argument "x" of f(): expected A or
+    B, got C``; any other line break becomes "; "."""
+    match = _UNION.fullmatch(message)
+    if match is not None:
+        expected = []
+        for member in match["members"].strip("\n").split("\n"):
+            name, _, why = member.strip().partition(": ")
+            name = "None" if name == "NoneType" else name
+            expected.append(name if why.startswith("is not an instance of") else f"{name} ({why})")
+        return f'argument "{match["name"]}" of {match["func"]}: expected {" or ".join(expected)}, got {match["got"]}'
+    return "; ".join(line.strip() for line in message.splitlines() if line.strip())
 
 
 def _check_outputs(args: argparse.Namespace, plot: Any = None, output: Any = None, *,
@@ -422,7 +443,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.traceback:
             raise
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
-        print(f"replify: error: {message}", file=sys.stderr)
+        print(f"replify: error: {_one_line(str(message))}", file=sys.stderr)
         return 2
 
 

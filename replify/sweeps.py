@@ -34,7 +34,7 @@ except ImportError:  # pragma: no cover - not POSIX: no advisory locks to take
 from .checks import check_int, check_output_path, public
 from .errors import InvalidArgumentError, OutputPathError, ReplifyWarning, ResultsFileWarning, SweepLockedError, warn
 from .evaluation import evaluate
-from .factory import accepts, label_of, rho_optional, takes_rng
+from .factory import accepts, label_of, rho_optional, signature, takes_rng
 from .files import atomic_write, open_sibling, resolve
 from .sequential import holm
 from .plugins import registry
@@ -189,6 +189,45 @@ def code_of(learner: Callable[..., Any]) -> str:
     return f"{module}.{label_of(learner)}{line}"
 
 
+def adversary_parameters(name: str) -> frozenset[str] | None:
+    """The parameters the registered adversary ``name`` takes, from its factory's signature (what
+    :func:`~replify.make_adversary` checks), or None when it takes any (``**params``)."""
+    sig = signature(registry().adversary(name).factory)
+    if sig is None or any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values()):
+        return None
+    return frozenset(p.name for p in sig.parameters.values()
+                     if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD) and p.name not in ("n", "horizon", "rng"))
+
+
+def check_adversary_params(adversaries: Sequence[str], adversary_params: Mapping[str, Any] | None) -> None:
+    """A sweep's ``adversary_params`` — each of its adversaries' parameters — checked before any row
+    runs: a key that is not one of the sweep's adversaries (a typo, or parameters given flat as to
+    :func:`evaluate`) would be ignored and its adversary run with its defaults, and a parameter the
+    adversary does not take would stop the sweep only when its first row runs."""
+    for name in adversaries:
+        registry().adversary(name)  # unknown names fail here, before any row runs
+    for key, params in (adversary_params or {}).items():
+        if key not in adversaries:
+            takes = [a for a in adversaries if key in (adversary_parameters(a) or ())]
+            hint = f" ({key!r} is a parameter of {takes[0]!r}: give {{{takes[0]!r}: {{{key!r}: ...}}}})" if takes else ""
+            raise InvalidArgumentError(
+                f"adversary_params: {key!r} is not an adversary of the sweep; expected a mapping from the sweep's "
+                f"adversaries ({', '.join(map(repr, adversaries))}) to their parameters{hint}"
+            )
+        if not isinstance(params, Mapping):
+            raise InvalidArgumentError(
+                f"adversary_params[{key!r}] must be a mapping from parameter names to values; got {params!r}"
+            )
+        known = adversary_parameters(key)
+        unknown = [] if known is None else sorted(set(params) - known)
+        if unknown:
+            raise InvalidArgumentError(
+                f"adversary_params[{key!r}]: {', '.join(map(repr, unknown))} "
+                f"{'is not a parameter' if len(unknown) == 1 else 'are not parameters'} of adversary {key!r}; "
+                f"its parameters: {', '.join(sorted(known)) or 'none'}"
+            )
+
+
 def grid(
     *,
     learners: Sequence[Any],
@@ -215,6 +254,7 @@ def grid(
         check_int("horizons[...]", T, minimum=1)
     for n in ns:
         check_int("ns[...]", n, minimum=2)
+    check_adversary_params(adversaries, adversary_params)
     configs, seen = [], set()
     entries = learner_entries(learners)
     for entry, adversary, T, n, rho, mult in itertools.product(entries, adversaries, horizons, ns, rhos, block_multipliers):
@@ -553,6 +593,7 @@ def sweep(
     is called after each row).
     """
     pairs = check_int("pairs", pairs, minimum=2)
+    seed = check_int("seed", seed, minimum=0)  # a negative seed is refused here as by every other command
     configs = grid(
         learners=learners, adversaries=adversaries, horizons=horizons, ns=ns, rhos=rhos,
         block_multipliers=block_multipliers, adversary_params=adversary_params,

@@ -18,6 +18,7 @@ def no_work(monkeypatch):
 
     for name in ("evaluate", "sweep", "calibrate", "stress"):
         monkeypatch.setattr(replify, name, refuse)
+    monkeypatch.setattr(replify.sweeps, "_run_row", refuse)
 
 
 def refused(capsys, argv, *fragments):
@@ -84,3 +85,39 @@ def test_the_library_refuses_notes_too_and_takes_a_results_file_with_a_torn_firs
     with pytest.warns(replify.errors.ResultsFileWarning, match="1 damaged line"):
         result = replify.sweep(**kw, path=torn)
     assert result.rejected == 1 and len(result.rows) == 1
+
+
+# -- a sweep's arguments are checked as every other command's ---------------------------------------
+
+KW = dict(learners=["hedge"], adversaries=["iid-bernoulli", "ties"], horizons=[10], ns=[2], pairs=2, seed=0)
+
+
+@pytest.mark.parametrize("params,message", [
+    ({"iid-bernoulli": {"mean": 0.3}},
+     r"adversary_params\['iid-bernoulli'\]: 'mean' is not a parameter of adversary 'iid-bernoulli'; its parameters: means, scale"),
+    ({"iid-bernouli": {"means": 0.3}}, r"adversary_params: 'iid-bernouli' is not an adversary of the sweep; expected a "
+                                       r"mapping from the sweep's adversaries \('iid-bernoulli', 'ties'\)"),
+    ({"means": {"a": 1}}, r"'means' is a parameter of 'iid-bernoulli': give \{'iid-bernoulli': \{'means': \.\.\.\}\}"),
+])
+def test_a_sweep_refuses_adversary_params_it_would_ignore_before_any_row(params, message, no_work):
+    with pytest.raises(replify.errors.InvalidArgumentError, match=message):
+        replify.sweeps.sweep(**KW, adversary_params=params)
+
+
+def test_a_sweep_refuses_a_negative_seed_as_evaluate_does():
+    with pytest.raises(replify.errors.InvalidArgumentError, match=r"seed must be an integer >= 0, got -1"):
+        replify.sweep(**dict(KW, seed=-1))
+    with pytest.raises(replify.errors.InvalidArgumentError, match=r"seed must be a non-negative int"):
+        replify.evaluate("hedge", "iid-bernoulli", n=2, horizon=10, pairs=2, seed=-1)
+
+
+def test_cli_prints_a_type_error_on_one_line(tmp_path, capsys):
+    config = tmp_path / "grid.toml"
+    config.write_text(CONFIG + 'fast_path = "yes"\n')
+    refused(capsys, ["sweep", str(config), "--quiet"], 'argument "fast_path" of evaluate(): expected bool or None, got str')
+    config.write_text(CONFIG + "[adversary_params]\niid-bernoulli = 0.3\n")
+    refused(capsys, ["sweep", str(config), "--quiet"],
+            "argument \"adversary_params\" of sweep(): expected Mapping[str, Mapping[str, Any]] (value of key "
+            "'iid-bernoulli' is not a mapping) or None, got dict")
+    config.write_text(CONFIG + "[adversary_params.iid-bernoulli]\nmean = 0.3\n")
+    refused(capsys, ["sweep", str(config), "--quiet"], "'mean' is not a parameter of adversary 'iid-bernoulli'")
