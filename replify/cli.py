@@ -2,9 +2,10 @@
 
 Errors of replify's own (and the system's, such as a missing folder) are one line on stderr
 (``replify: error: …``) and exit status 2; ``--traceback`` shows them in full; any other exception
-is a bug and keeps its traceback. Every output path is checked before any work. A progress bar
-goes to stderr for anything that runs longer than a second, unless stderr is not a terminal or
-``--quiet`` is given."""
+is a bug and keeps its traceback. Every output path is checked before any work, and none may be
+the sweep's config or another output of the command (links resolved); ``--json`` and ``--plot``
+files are written whole or not at all (:mod:`replify.files`). A progress bar goes to stderr for
+anything that runs longer than a second, unless stderr is not a terminal or ``--quiet`` is given."""
 
 from __future__ import annotations
 

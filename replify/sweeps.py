@@ -573,8 +573,10 @@ def sweep(
     a callable's name is reused only for the callable that wrote the rows (where it is defined is
     stored with them): two lambdas are refused, with an error asking for a label.
 
-    ``block_multipliers`` scale each learner's theorem block size (the ρ̂-against-block-size
-    curve). With ``path``, each row is appended (and flushed to disk) to that JSONL file as soon as
+    ``adversary_params`` maps each of ``adversaries`` to its parameters (checked before any row:
+    see :func:`check_adversary_params`). ``block_multipliers`` scale each learner's theorem block
+    size (the ρ̂-against-block-size curve). With ``path`` (a new file, or a results file: a file
+    that does not begin with a row is refused, see :func:`check_results_file`), each row is appended (and flushed to disk) to that JSONL file as soon as
     it finishes, under an exclusive lock (one writer per file: a second sweep on the same file
     raises :class:`~replify.errors.SweepLockedError`). A row already in the file is reused only when
     everything that determines it matches — configuration, ``pairs``, ``seed``, the options that
