@@ -407,7 +407,7 @@ class Report:
         return out
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "Report":
+    def from_dict(cls, data: Any) -> "Report":
         """The report that :meth:`to_dict` ``(per_pair=True)`` described — after a JSON round
         trip too: ``Report.from_dict(json.loads(json.dumps(r.to_dict(per_pair=True))))`` has
         the same fields, hence the same summaries, as ``r`` (it cannot :meth:`replay`: the
