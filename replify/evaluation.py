@@ -452,7 +452,7 @@ def evaluate(
     progress: bool | Callable[[int, int], None] | None = None,
     target: float | None = None,
     sequential: bool = False,
-    alpha: float = 0.05,
+    alpha: float | None = None,
     **overrides: Any,
 ) -> Report:
     """Measure replicability and regret over ``pairs`` paired runs (paper §2).
@@ -481,8 +481,10 @@ def evaluate(
     and stops as soon as the anytime-valid beta-binomial confidence sequence of
     :mod:`replify.sequential` (Howard et al. 2021) lies wholly below ρ (``decision="below"``) or
     wholly above it (``"above"``), or the budget is spent (``"undecided"``); a wrong decision has
-    probability at most ``alpha`` whatever the true rate. The report then carries ``decision``,
-    ``pairs`` (the pairs run) and ``sequential_interval`` (the sequence at stopping).
+    probability at most ``alpha`` (default 0.05; it applies only here) whatever the true rate. The
+    report then carries ``decision``, ``pairs`` (the pairs run) and ``sequential_interval`` (the
+    sequence at stopping), which is then also its ``rho_ci``: a fixed-n interval is not valid at a
+    stop the data chose (docs/claims.md, "What each interval is").
 
     Returns a :class:`Report`: ρ̂ with an exact Clopper–Pearson interval, the agreement and
     first divergence of the two runs, and regret with a t interval, beside the learner's
@@ -530,11 +532,17 @@ def evaluate(
         if not sequential:
             if target is not None:
                 raise InvalidArgumentError("target applies only with sequential=True; got target without it")
+            if alpha is not None:
+                raise InvalidArgumentError(
+                    f"alpha applies only with sequential=True (the level of its test; a fixed-n interval's level is "
+                    f"confidence=); got alpha={alpha} without it"
+                )
             outcomes = run(range(pairs), bar)
         else:
             if target is None:
                 raise InvalidArgumentError("sequential=True needs target= (the rho to decide against); got none")
             target = check_rho(target, "target")
+            alpha = 0.05 if alpha is None else alpha
             cs = BetaBinomialCS(alpha=alpha)
             parts, done, decision, evidence = [], 0, "undecided", 0.0
             for look in batches(pairs):  # pair k keeps its own seeds: batching changes nothing but when we look

@@ -80,6 +80,12 @@ class BetaBinomialCS:
         "undecided". C_t is an interval around the observed rate, so it excludes the target
         exactly when M_t(target) ≥ 1/α: one evaluation, no bisection."""
         trials = check_int("trials", trials, minimum=0)
+        failures = check_int("failures", failures, minimum=0)
+        if failures > trials:
+            raise InvalidArgumentError(f"failures must be <= trials, got {failures} > {trials}")
+        target = check_real("target", target)
+        if not 0.0 < target < 1.0:
+            raise InvalidArgumentError(f"target must lie strictly between 0 and 1, got {target}")
         if trials == 0 or _log_martingale(target, failures, trials, self.a, self.b) < math.log(1.0 / self.alpha):
             return "undecided"
         return "below" if failures / trials < target else "above"
@@ -116,6 +122,19 @@ def holm(p_values: list[float], sides: list[str], alpha: float) -> list[str]:
     """Holm's step-down procedure (Holm 1979) on anytime-valid p-values: family-wise error at most
     ``alpha`` over all the decisions. A rejected hypothesis "rate = target" becomes the side the data
     lie on (``sides``: "below" or "above"); the others stay "undecided"."""
+    alpha = check_real("alpha", alpha)
+    if not 0.0 < alpha < 1.0:
+        raise InvalidArgumentError(f"alpha must lie strictly between 0 and 1, got {alpha}")
+    if len(p_values) != len(sides):
+        raise InvalidArgumentError(
+            f"p_values and sides must have one entry per test; got {len(p_values)} p-values and {len(sides)} sides"
+        )
+    for i, (p, side) in enumerate(zip(p_values, sides)):
+        p = check_real(f"p_values[{i}]", p)
+        if not 0.0 <= p <= 1.0:
+            raise InvalidArgumentError(f"p_values[{i}] must lie in [0, 1], got {p}")
+        if side not in ("below", "above", "undecided"):
+            raise InvalidArgumentError(f"sides[{i}] must be 'below', 'above' or 'undecided', got {side!r}")
     order = sorted(range(len(p_values)), key=lambda i: p_values[i])
     out = ["undecided"] * len(p_values)
     m = len(p_values)

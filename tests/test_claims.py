@@ -14,7 +14,7 @@ from scipy import stats as sps
 
 import replify
 from replify.errors import ArgumentTypeError, InvalidArgumentError, ReplicabilityWarning
-from replify.sequential import BetaBinomialCS, batches
+from replify.sequential import BetaBinomialCS, batches, holm
 from replify.stats import binomial_upper_tail, clopper_pearson
 
 
@@ -282,3 +282,25 @@ def test_from_dict_reads_back_a_sequential_report():
     edited = report.to_dict(per_pair=True) | {"sequential_interval": [0.0, report.rho_hat / 2]}
     with pytest.raises(InvalidArgumentError, match="does not hold the observed rate"):
         replify.Report.from_dict(json.loads(json.dumps(edited)))
+
+
+# -- the sequential test's own arguments ---------------------------------------------------------
+
+def test_alpha_without_a_sequential_run_is_refused_not_ignored():
+    # alpha=0.2 without sequential=True was silently ignored: the interval stayed at confidence=0.95
+    with pytest.raises(InvalidArgumentError, match=r"alpha applies only with sequential=True"):
+        replify.evaluate("hedge", "iid-bernoulli", n=2, horizon=20, pairs=4, seed=0, alpha=0.2)
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: BetaBinomialCS().decide(0, 10, 2.0), r"target must lie strictly between 0 and 1, got 2"),
+    (lambda: BetaBinomialCS().decide(11, 10, 0.1), r"failures must be <= trials"),
+    (lambda: holm([0.1], ["below"], 2.0), r"alpha must lie strictly between 0 and 1"),
+    (lambda: holm([0.1, 0.2], ["below"], 0.05), r"one entry per test; got 2 p-values and 1 sides"),
+    (lambda: holm([float("nan")], ["below"], 0.05), r"p_values\[0\] must be finite"),
+    (lambda: holm([1.5], ["below"], 0.05), r"p_values\[0\] must lie in \[0, 1\]"),
+    (lambda: holm([0.001], ["sideways"], 0.05), r"sides\[0\] must be 'below', 'above' or 'undecided'"),
+])
+def test_the_sequential_helpers_check_their_arguments(call, message):
+    with pytest.raises(InvalidArgumentError, match=message):
+        call()
