@@ -608,7 +608,7 @@ def sweep(
         # the file itself, not a link to it: its siblings (.lock, .rejected) sit beside the file, every
         # name of it takes one lock, and a repair rewrites the file the link points to
         out = resolve(path)
-        if out != Path(path):
+        if out != Path(os.path.abspath(path)):  # a link (or a folder on the way is one): check where it leads
             check_output_path(out, what=f"path {str(path)!r}, a link to")
     if target is not None:
         # each row tests at alpha/m so that it runs until its evidence can survive Holm's adjustment
