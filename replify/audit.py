@@ -25,7 +25,7 @@ from typing import Any
 import attrs
 import numpy as np
 
-from .checks import check_int, check_rho, public
+from .checks import check_int, check_real, check_rho, public
 from .errors import InvalidArgumentError
 from .stats import binomial_upper_tail
 
@@ -69,6 +69,12 @@ class CertificateAudit:
         return self.failures / self.pairs
 
     def refuted(self, alpha: float = 1e-6) -> bool:
+        """Whether the failures refute the certificate at level ``alpha``: P(Bin(pairs, bound) ≥
+        failures) < alpha. ``alpha`` must lie in (0, 1): a level of 0 refutes nothing and one of 1
+        or more refutes every certificate, whatever was measured."""
+        alpha = check_real("alpha", alpha)
+        if not 0.0 < alpha < 1.0:
+            raise InvalidArgumentError(f"alpha must lie strictly between 0 and 1, got {alpha}")
         return self.p_value < alpha
 
     def to_dict(self) -> dict[str, Any]:

@@ -27,7 +27,7 @@ from typing import Any
 import attrs
 import numpy as np
 
-from .checks import check_int, public
+from .checks import check_int, check_real, public
 from .errors import InvalidArgumentError, MissingExtraError
 
 
@@ -167,8 +167,12 @@ WEEK, DAY = 336, 48  # half-hours
 
 def smoothed(y: np.ndarray, alpha: float) -> np.ndarray:
     """Simple exponential smoothing ℓ_t = α y_t + (1 − α) ℓ_{t−1}, ℓ_0 = y_0 (a linear recursion,
-    run by scipy's ``lfilter`` rather than a Python loop over the steps)."""
+    run by scipy's ``lfilter`` rather than a Python loop over the steps); 0 < α ≤ 1."""
     from scipy.signal import lfilter
+
+    alpha = check_real("alpha", alpha)
+    if not 0.0 < alpha <= 1.0:
+        raise InvalidArgumentError(f"alpha must lie in (0, 1], got {alpha}")
 
     level, _ = lfilter([alpha], [1.0, alpha - 1.0], y, zi=[(1.0 - alpha) * y[0]])
     return level

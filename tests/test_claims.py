@@ -304,3 +304,14 @@ def test_alpha_without_a_sequential_run_is_refused_not_ignored():
 def test_the_sequential_helpers_check_their_arguments(call, message):
     with pytest.raises(InvalidArgumentError, match=message):
         call()
+
+
+def test_an_audit_cannot_be_refuted_at_a_level_outside_zero_one():
+    # refuted(alpha=2) said True for any certificate, refuted(alpha=0) False for any: both refused now
+    from replify.audit import audit_certificates
+
+    a = audit_certificates(["fllb"], n=2, horizon=200, rho=0.1, block_size=20, pairs=4)[0]
+    for alpha in (0.0, 2.0):
+        with pytest.raises(InvalidArgumentError, match="alpha must lie strictly between 0 and 1"):
+            a.refuted(alpha=alpha)
+    assert a.refuted() in (True, False)
