@@ -22,7 +22,7 @@ from typing import Any, Sequence
 from .checks import check_output_path
 from .errors import OutputPathError, ReplifyError, ReplifyWarning
 from .files import atomic_write, resolve
-from .plots import PLOT_SUFFIXES
+from .plots import PLOT_SUFFIXES, rho_interval_label
 from .sweeps import check_results_file
 
 
@@ -148,8 +148,8 @@ def _report_table(report: Any) -> str:
     lines = [
         f"{report.learner} on {report.adversary}: n={report.n}, T={report.horizon}, {report.pairs} pairs, seed={report.seed}"
         + (" (block-sum fast path)" if report.fast_path else ""),
-        f"  rho_hat          {report.rho_hat:.4f}   95% CI [{lo:.4f}, {hi:.4f}]   ({report.failures} of {report.pairs} pairs "
-        "differ; measured)",
+        f"  rho_hat          {report.rho_hat:.4f}   {rho_interval_label([report.rho_ci_kind])} CI [{lo:.4f}, {hi:.4f}]   "
+        f"({report.failures} of {report.pairs} pairs differ; measured)",
     ]
     bound = (report.params or {}).get("replicability_bound")
     if (report.params or {}).get("calibration"):
@@ -159,15 +159,18 @@ def _report_table(report: Any) -> str:
                      f"exceeds rho={report.params.get('rho')}")
     elif bound is not None:
         lines.append(f"  rho bound        {bound:.4g}   (certified: the proof's union bound for the parameters in force)")
+    elif report.certified is False:
+        lines.append("  rho bound        none: the proof does not apply to the parameters in force (not certified)")
     lines += [
         f"  regret           {report.regret_mean:.2f}   95% CI [{rlo:.2f}, {rhi:.2f}]   (measured)"
         + (f"   bound {report.regret_bound:.4g} (certified)" if report.regret_bound is not None else ""),
         f"  agreement        {report.agreement_mean:.4f} of steps (measured)",
     ]
+    if report.regret_bound is None and report.regret_bound_note:
+        lines.append(f"  regret bound     {report.regret_bound_note}")
     if report.decision is not None:
-        slo, shi = report.sequential_interval
-        lines.append(f"  decision         rho {report.decision} {report.target} after {report.pairs} pairs   anytime-valid "
-                     f"{1 - report.alpha:.0%} interval [{slo:.4f}, {shi:.4f}]   (measured, sequential)")
+        lines.append(f"  decision         rho {report.decision} {report.target} after {report.pairs} pairs   (measured, "
+                     f"sequential at alpha={report.alpha:g}; the rho_hat interval above is its anytime-valid sequence)")
     if report.learning_gain is not None:
         glo, ghi = report.learning_gain_ci
         lines.append(f"  gain over constant {report.learning_gain:.2f}   95% CI [{glo:.2f}, {ghi:.2f}]   (measured on the same "

@@ -8,6 +8,7 @@ and returns the figure. Every number drawn is measured, with its interval (docs/
 from __future__ import annotations
 
 import itertools
+import re
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -110,7 +111,8 @@ def plot_agreement(report: Any, *, path: str | Path | None = None, ax: Any = Non
     ax.set_ylim(-0.02, 1.02)
     ax.set_xlabel("step t")
     ax.set_ylabel("fraction")
-    ax.set_title(f"{caption(report)}\nrho_hat = {report.rho_hat:.3f} [{lo:.3f}, {hi:.3f}] (measured, exact 95%)", fontsize=9)
+    ax.set_title(f"{caption(report)}\nrho_hat = {report.rho_hat:.3f} [{lo:.3f}, {hi:.3f}] "
+                 f"(measured, {rho_interval_label([report.rho_ci_kind])})", fontsize=9)
     _legend(ax)
     return save_figure(fig, path)
 
@@ -163,7 +165,7 @@ def plot_rho_vs_block_size(records: Sequence[dict[str, Any]], *, path: str | Pat
         ax.axhline(target, color="grey", linestyle="--", linewidth=0.8)
     ax.set_xscale("log")
     ax.set_xlabel("block size B")
-    ax.set_ylabel("rho_hat (95% exact interval)")
+    ax.set_ylabel(f"rho_hat ({rho_interval_label([r.get('rho_ci_kind') for r in records])} interval)")
     ax.set_title(records_caption(records), fontsize=10)
     _legend(ax)
     return save_figure(fig, path)
@@ -308,11 +310,25 @@ def plot_against(
         top.set_xscale("log")
         bottom.set_xscale("log")
     top.set_ylabel("regret (measured, 95% CI)")
-    bottom.set_ylabel("rho_hat (exact 95% CI)")
+    bottom.set_ylabel(f"rho_hat ({rho_interval_label([r.get('rho_ci_kind') for r in rows])} CI)")
     bottom.set_xlabel(x)
     top.set_title(records_caption(rows, exclude=(x,)), fontsize=10)
     _legend(top)
     return save_figure(fig, path)
+
+
+def rho_interval_label(kinds: Sequence[str | None]) -> str:
+    """A short name for the intervals on ρ̂ drawn together (``Report.rho_ci_kind`` of each; None,
+    a record written before reports said, is the fixed-n exact interval): "exact 95%",
+    "anytime-valid 95%" after sequential runs, or both names when a figure mixes them."""
+    names = []
+    for kind in kinds:
+        level = re.search(r"\d+(?:\.\d+)?%", kind or "")
+        name = ("anytime-valid " if (kind or "").startswith("anytime-valid") else "exact ") + (
+            level.group(0) if level else "95%")
+        if name not in names:
+            names.append(name)
+    return " / ".join(names) if names else "exact 95%"
 
 
 def plot_tradeoff(reports: Any, *, path: str | Path | None = None, ax: Any = None) -> Any:
@@ -333,7 +349,7 @@ def plot_tradeoff(reports: Any, *, path: str | Path | None = None, ax: Any = Non
     if len(rhos) == 1:
         ax.axhline(rhos.pop(), color="grey", linestyle="--", linewidth=0.8, label="target rho")
     ax.set_xlabel("regret (measured, 95% CI)")
-    ax.set_ylabel("rho_hat (exact 95% CI)")
+    ax.set_ylabel(f"rho_hat ({rho_interval_label([r.rho_ci_kind for r in reports])} CI)")
     ax.set_ylim(-0.03, 1.03)
     ax.set_title(caption(reports), fontsize=10)
     _legend(ax)

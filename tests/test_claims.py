@@ -315,3 +315,20 @@ def test_an_audit_cannot_be_refuted_at_a_level_outside_zero_one():
         with pytest.raises(InvalidArgumentError, match="alpha must lie strictly between 0 and 1"):
             a.refuted(alpha=alpha)
     assert a.refuted() in (True, False)
+
+
+def test_the_cli_and_the_plots_name_the_interval_they_print(capsys):
+    # After --decide the CLI printed "95% CI" beside a fixed-n Clopper-Pearson interval at a stop the
+    # data chose; it now prints the anytime-valid sequence and says so.
+    from replify.cli import main
+    from replify.plots import rho_interval_label
+
+    assert main(["run", "hedge", "--adversary", "ties", "--adversary-param", "k=2", "-n", "2", "-T", "100",
+                 "--pairs", "64", "--decide", "0.5", "--quiet", "--no-references"]) == 0
+    out = capsys.readouterr().out
+    assert "anytime-valid 95% CI" in out and "exact 95% CI" not in out
+    assert main(["run", "hedge", "--adversary", "ties", "-n", "2", "-T", "50", "--pairs", "8", "--quiet",
+                 "--no-references"]) == 0
+    assert "exact 95% CI" in capsys.readouterr().out
+    assert rho_interval_label([None, "exact Clopper-Pearson 95% interval, 8 pairs fixed in advance"]) == "exact 95%"
+    assert rho_interval_label(["anytime-valid 90% confidence sequence", None]) == "anytime-valid 90% / exact 95%"

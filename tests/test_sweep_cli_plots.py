@@ -36,7 +36,7 @@ def test_sweep_rows_seeds_and_grid(tmp_path):
     assert [r["block_multiplier"] for r in recs if r["learner"] == "ftpl"] == [None, None]
     assert all(r["replify_version"] == replify.__version__ for r in recs)
     row = json.loads((tmp_path / "s.jsonl").read_text().splitlines()[0])
-    assert set(row) == {"config", "seed", "replify_version", "report", "pairs", "sweep_seed", "options"}
+    assert set(row) == {"config", "seed", "replify_version", "report", "pairs", "sweep_seed", "options", "digest"}
     assert (row["pairs"], row["sweep_seed"], row["options"]) == (6, 7, {"fast_path": None})
     # the seed is a function of the sweep seed and the configuration only
     assert row["seed"] == sweep_module.row_seed(7, row["config"])
