@@ -10,12 +10,13 @@ from __future__ import annotations
 import itertools
 import re
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
 from .checks import check_output_path
 from .errors import InvalidArgumentError
+from .evaluation import Report
 from .files import atomic_writer
 
 
@@ -82,6 +83,45 @@ def _as_list(reports: Any) -> list:
     return list(reports) if isinstance(reports, (list, tuple)) else [reports]
 
 
+def _text(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _reports(value: Any, where: str) -> list[Report]:
+    """``value`` as a non-empty list of reports (one report, or a list of them), or an error
+    naming the plot, what it takes and what came — not an AttributeError from inside matplotlib."""
+    reports = _as_list(value)
+    bad = [r for r in reports if not isinstance(r, Report)]
+    if not reports or bad:
+        raise InvalidArgumentError(
+            f"{where} takes a Report (from replify.evaluate) or a non-empty list of them; got "
+            f"{_text(value) if not reports else f'{_text(bad[0])} ({type(bad[0]).__name__})'}"
+        )
+    return reports
+
+
+def _records(value: Any, where: str, keys: Sequence[str]) -> list[dict[str, Any]]:
+    """Results rows (a :class:`~replify.SweepResult` or its ``records()``), each a dict holding
+    ``keys``, or an error naming the plot and the first row or key that is not."""
+    rows = value.records() if callable(getattr(value, "records", None)) else value
+    if isinstance(rows, (str, bytes, Mapping)) or not isinstance(rows, Sequence):
+        raise InvalidArgumentError(
+            f"{where} takes a SweepResult or its records() (a list of dicts); got {_text(value)} ({type(value).__name__})"
+        )
+    if not rows:
+        raise InvalidArgumentError(f"{where} needs at least one results row; got none")
+    for i, row in enumerate(rows):
+        if not isinstance(row, Mapping):
+            raise InvalidArgumentError(f"{where}: records[{i}] must be a dict (a results row), got {_text(row)}")
+        missing = [k for k in keys if k not in row]
+        if missing:
+            raise InvalidArgumentError(
+                f"{where}: records[{i}] lacks {', '.join(missing)} (rows from SweepResult.records() have them)"
+            )
+    return list(rows)
+
+
 def _axes(ax: Any, figsize: tuple[float, float]) -> tuple[Any, Any]:
     """``(figure, axes)``: the user's axes and their figure, or a new figure."""
     if ax is not None:
@@ -98,6 +138,10 @@ def plot_agreement(report: Any, *, path: str | Path | None = None, ax: Any = Non
     """The fraction of (pair, step) on which the two runs of a pair play the same action, over
     time, with the fraction of pairs identical so far (1 − the empirical CDF of the first
     divergence): at T it is 1 − ρ̂."""
+    report = _reports(report, "plot_agreement")
+    if len(report) != 1 or report[0].agreement_curve is None:
+        raise InvalidArgumentError("plot_agreement takes one Report from replify.evaluate, with its agreement curve")
+    report = report[0]
     fig, ax = _axes(ax, (6.4, 3.6))
     edges = np.asarray(report.curve_edges)
     mids = (edges[:-1] + edges[1:]) / 2
@@ -117,10 +161,12 @@ def plot_agreement(report: Any, *, path: str | Path | None = None, ax: Any = Non
     return save_figure(fig, path)
 
 
-def plot_regret_vs_T(records: Sequence[dict[str, Any]], *, path: str | Path | None = None, ax: Any = None) -> Any:
+def plot_regret_vs_T(records: Any, *, path: str | Path | None = None, ax: Any = None) -> Any:
     """Mean regret (with its interval) against T on log–log axes, one line per learner and
     block-size multiplier, with the fitted slope of log regret on log T and the theorem's bound
     where known."""
+    records = _records(records, "plot_regret_vs_T", ("learner", "horizon", "regret_mean", "regret_ci_low",
+                                                      "regret_ci_high"))
     fig, ax = _axes(ax, (6.4, 4.2))
     groups = sorted({(r["learner"], r.get("block_multiplier") or 1.0) for r in records})
     for learner, mult in groups:
@@ -149,9 +195,10 @@ def plot_regret_vs_T(records: Sequence[dict[str, Any]], *, path: str | Path | No
     return save_figure(fig, path)
 
 
-def plot_rho_vs_block_size(records: Sequence[dict[str, Any]], *, path: str | Path | None = None, ax: Any = None) -> Any:
+def plot_rho_vs_block_size(records: Any, *, path: str | Path | None = None, ax: Any = None) -> Any:
     """ρ̂ with its exact interval against the block size, one line per (learner, T), with the
     target ρ."""
+    records = _records(records, "plot_rho_vs_block_size", ("learner", "horizon", "rho_hat", "rho_ci_low", "rho_ci_high"))
     fig, ax = _axes(ax, (6.4, 4.2))
     for key in sorted({(r["learner"], r["horizon"]) for r in records if r.get("block_size")}):
         rows = sorted((r for r in records if (r["learner"], r["horizon"]) == key and r.get("block_size")), key=lambda r: r["block_size"])
@@ -173,6 +220,8 @@ def plot_rho_vs_block_size(records: Sequence[dict[str, Any]], *, path: str | Pat
 
 def plot_sweep(result: Any, *, path: str | Path | None = None, axes: Any = None) -> Any:
     """Both sweep plots side by side (``axes``: a pair of your axes)."""
+    if not callable(getattr(result, "records", None)):
+        raise InvalidArgumentError(f"plot_sweep takes a SweepResult (from replify.sweep), got {_text(result)}")
     records = result.records()
     if axes is None:
         fig, (left, right) = pyplot().subplots(1, 2, figsize=(13, 4.2), gridspec_kw={"wspace": 0.7})
@@ -190,6 +239,14 @@ def plot_frontier(frontier: Any, *, path: str | Path | None = None, ax: Any = No
     of the grid, with the certified point, the calibrated point, ``constant`` and ``hedge``, the
     target ρ and the shape of the Ω(√T/ρ) lower bound (ρ = √T/regret; its constant is unknown,
     drawn as 1)."""
+    missing = ["points", "horizon", "rho", "references"]
+    if isinstance(frontier, Mapping):
+        missing = [k for k in missing if k not in frontier]
+    if missing:
+        raise InvalidArgumentError(
+            f"plot_frontier takes Calibration.frontier()'s dict (points, horizon, rho, references); got "
+            f"{_text(frontier)}, lacking {', '.join(missing)}"
+        )
     fig, ax = _axes(ax, (6.8, 4.6))
     pts = frontier["points"]
     T, rho = frontier["horizon"], frontier["rho"]
@@ -228,8 +285,8 @@ def plot_regret_curve(reports: Any, *, path: str | Path | None = None, ax: Any =
     learner beside ``constant`` and ``hedge`` on the same adversary), each with its 95% t band
     (``Report.regret_curve``: measured). ``ax`` draws into a figure of yours; ``log`` uses log–log
     axes. The title states the configuration (adversary, T, n, ρ, pairs)."""
-    reports = _as_list(reports)
-    if not reports or any(getattr(r, "regret_curve", None) is None for r in reports):
+    reports = _reports(reports, "plot_regret_curve")
+    if any(r.regret_curve is None for r in reports):
         raise InvalidArgumentError("plot_regret_curve needs reports from evaluate() with a regret curve")
     fig, ax = _axes(ax, (6.4, 3.6))
     for r in reports:
@@ -255,9 +312,7 @@ def plot_regret_distribution(
     its average (measured)."""
     if kind not in ("violin", "box"):
         raise InvalidArgumentError(f"kind must be 'violin' or 'box', got {kind!r}")
-    reports = _as_list(reports)
-    if not reports:
-        raise InvalidArgumentError("plot_regret_distribution needs at least one report")
+    reports = _reports(reports, "plot_regret_distribution")
     fig, ax = _axes(ax, (1.6 + 1.1 * len(reports), 3.8))
     values = [np.asarray(r.regret, dtype=float).mean(axis=1) for r in reports]
     positions = np.arange(1, len(reports) + 1)
@@ -282,9 +337,8 @@ def plot_against(
     parameter in the rows (``block_size``, ``eps``) — one line per value of ``by``. ``records``
     is a :class:`~replify.SweepResult` or its ``records()``; ``axes`` a pair of your axes.
     ``logx`` defaults to a log axis when the values span more than a factor of 20."""
-    rows = records.records() if hasattr(records, "records") else list(records)
-    if not rows:
-        raise InvalidArgumentError("plot_against needs at least one results row")
+    rows = _records(records, "plot_against", ("regret_mean", "regret_ci_low", "regret_ci_high", "rho_hat",
+                                              "rho_ci_low", "rho_ci_high"))
     numeric = sorted(k for k, v in rows[0].items() if isinstance(v, (int, float)) and not isinstance(v, bool))
     if x not in numeric:
         raise InvalidArgumentError(f"x must be a numeric field of the rows, one of {', '.join(numeric)}; got {x!r}")
@@ -335,9 +389,7 @@ def plot_tradeoff(reports: Any, *, path: str | Path | None = None, ax: Any = Non
     """Each report as one point: its regret (95% t interval) against its ρ̂ (exact 95%
     interval), with the target ρ when the reports share one — the regret–replicability trade-off
     of several learners on one adversary (real data included), all measured."""
-    reports = _as_list(reports)
-    if not reports:
-        raise InvalidArgumentError("plot_tradeoff needs at least one report")
+    reports = _reports(reports, "plot_tradeoff")
     fig, ax = _axes(ax, (6.4, 4.2))
     for r, marker in zip(reports, itertools.cycle("osD^vP*X")):  # distinct markers: coinciding points stay visible
         lo, hi = r.rho_ci
