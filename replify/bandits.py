@@ -24,18 +24,21 @@ those vectors (and pseudo-regret against the best mean, when the adversary knows
 from __future__ import annotations
 
 import math
+import numbers
 from typing import Any
 
 import numpy as np
 
-from .checks import CostDomain, check_action, check_next_step
+from .checks import CostDomain, check_action, check_feedback, check_int, check_next_step
 from .describe import Described
 from .errors import ActionError, CostError, LearnerProtocolError
 
 
 def is_bandit(learner: Any) -> bool:
-    """Whether ``learner`` declares bandit feedback."""
-    return getattr(learner, "feedback", "full") == "bandit"
+    """Whether ``learner`` declares bandit feedback (``feedback = "bandit"``). A ``feedback``
+    other than "full" or "bandit" ("Bandit", say) is refused rather than read as full
+    information, which would hand a bandit learner whole cost vectors."""
+    return check_feedback(learner) == "bandit"
 
 
 class BanditFeed:
@@ -99,8 +102,6 @@ class BanditLearner(Described):
     cost_range = (0.0, 1.0)
 
     def __init__(self, *, n: int, horizon: int) -> None:
-        from .checks import check_int
-
         self.n = check_int("n", n, minimum=2)
         self.horizon = check_int("horizon", horizon, minimum=1)
         self._t = 0
@@ -124,9 +125,14 @@ class BanditLearner(Described):
     def update(self, action: Any, cost: Any) -> None:
         """Reveal the cost of the arm played at this step."""
         check_next_step(self._t, self.horizon)
+        # An arm is a whole number and a cost a real one: 0.5 is not arm 0, '0.5' and True are not
+        # costs, and a complex cost is not its real part.
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, numbers.Integral):
+            raise ActionError(f"update() at step {self._t + 1}: action must be the integer arm act() returned "
+                              f"({self._action}); got {action!r} ({type(action).__name__})")
         if int(action) != self._action:
             raise ActionError(f"update() at step {self._t + 1} was given arm {action}, but act() played {self._action}")
-        c = float(cost)
+        c = _real_cost(cost, self._t + 1)
         low, high = self.cost_range
         if not (math.isfinite(c) and low <= c <= high):  # NaN and ±inf fail too
             raise CostError(f"cost at step {self._t + 1} must be a number in [{low:g}, {high:g}]; got {cost!r}")
@@ -142,3 +148,14 @@ class BanditLearner(Described):
 
     def _choose(self) -> int:
         raise NotImplementedError
+
+
+def _real_cost(cost: Any, step: int) -> float:
+    """One arm's cost as a float: a real number (a 0-d real array included), never a bool, a
+    string or a complex number."""
+    if isinstance(cost, np.ndarray) and cost.ndim == 0 and cost.dtype.kind in "iuf":
+        return float(cost)
+    if isinstance(cost, (bool, np.bool_)) or not isinstance(cost, numbers.Real):
+        raise CostError(f"cost at step {step} must be a real number (the played arm's cost); "
+                        f"got {cost!r} ({type(cost).__name__})")
+    return float(cost)

@@ -75,6 +75,54 @@ def check_positive(name: str, value: Any) -> float:
     return out
 
 
+def check_probability(name: str, value: Any, *, open_low: bool = False, open_high: bool = False) -> float:
+    """A finite real number in [0, 1] — or in (0, 1], [0, 1), (0, 1) with ``open_low`` /
+    ``open_high``."""
+    p = check_real(name, value)
+    low_ok = p > 0.0 if open_low else p >= 0.0
+    high_ok = p < 1.0 if open_high else p <= 1.0
+    if not (low_ok and high_ok):
+        interval = f"{'(' if open_low else '['}0, 1{')' if open_high else ']'}"
+        raise InvalidArgumentError(f"{name} must lie in {interval}, got {p}")
+    return p
+
+
+def as_int_array(name: str, value: Any) -> np.ndarray:
+    """``value`` (a number or a sequence of them) as an int64 array of its entries, refusing
+    what is not a whole number: 1.5 is not silently step 1, True is not 1, '3' is not 3."""
+    try:
+        arr = np.asarray(value)
+    except ValueError:  # ragged nested sequences
+        raise InvalidArgumentError(f"{name} must be integers, got {value!r}") from None
+    if arr.dtype.kind == "f" and np.isfinite(arr).all() and np.array_equal(arr, np.round(arr)) \
+            and (arr.size == 0 or np.abs(arr).max() < 2.0**53):
+        return arr.astype(np.int64)  # whole floats (2.0) are whole numbers: no information lost
+    if arr.dtype.kind not in "iu" or arr.dtype == np.uint64 and arr.size and arr.max() > np.iinfo(np.int64).max:
+        shown = arr.tolist() if arr.dtype.kind in "biufc" else value
+        raise InvalidArgumentError(
+            f"{name} must be integers (not booleans, strings or fractions), got {shown!r}"
+            + (f" of dtype {arr.dtype}" if arr.dtype.kind in "bc" or arr.dtype == object else "")
+        )
+    return arr.astype(np.int64)
+
+
+#: The values a learner's ``feedback`` attribute may take (docs/bandits.md); absent means "full".
+FEEDBACK = ("full", "bandit")
+
+
+def check_feedback(learner: Any) -> str:
+    """The learner's declared ``feedback``: "full" (the default, when the attribute is absent) or
+    "bandit". Anything else is refused — a learner declaring ``feedback = "Bandit"`` must not run
+    as a full-information learner and see whole cost vectors."""
+    value = getattr(learner, "feedback", "full")
+    if not (isinstance(value, str) and value in FEEDBACK):
+        raise LearnerProtocolError(
+            f"{type(learner).__name__}.feedback must be one of {', '.join(map(repr, FEEDBACK))} "
+            f"(absent means 'full'), got {value!r}"
+        )
+    return value
+
+
 def as_float_array(name: str, value: Any) -> np.ndarray:
     """``value`` as a float64 array, refusing what would be converted with loss or by guesswork
     (complex numbers, strings, objects). The caller's array is never written to."""
@@ -86,14 +134,33 @@ def as_float_array(name: str, value: Any) -> np.ndarray:
     return arr.astype(np.float64, copy=False)
 
 
+def _bound(instance: Any, attribute: attrs.Attribute, value: Any) -> None:
+    # ±inf is a bound (ucb1 with sigma= takes any real cost); NaN is none, and would pass every check.
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or math.isnan(value):
+        raise InvalidArgumentError(
+            f"{attribute.name} must be a real number (±inf allowed), got {value!r} ({type(value).__name__})"
+        )
+
+
+def _ordered(instance: Any, attribute: attrs.Attribute, value: Any) -> None:
+    _bound(instance, attribute, value)
+    if not instance.low <= value:
+        raise InvalidArgumentError(f"high must be >= low={instance.low}, got {value}")
+
+
+def _flag(instance: Any, attribute: attrs.Attribute, value: Any) -> None:
+    if not isinstance(value, (bool, np.bool_)):
+        raise InvalidArgumentError(f"{attribute.name} must be True or False, got {value!r} ({type(value).__name__})")
+
+
 @attrs.frozen
 class CostDomain:
     """The set of cost vectors a learner accepts: the box ``[low, high]^n``, intersected with
     the unit ℓ1 ball when ``l1`` is set (OLO costs of ℓ1 norm at most 1, paper §2)."""
 
-    low: float
-    high: float
-    l1: bool = False
+    low: float = attrs.field(validator=_bound)
+    high: float = attrs.field(validator=_ordered)
+    l1: bool = attrs.field(default=False, validator=_flag)
 
     @classmethod
     def for_input(cls, norm: Literal["linf", "l1"], cost_range: tuple[float, float]) -> CostDomain:
@@ -205,13 +272,15 @@ def check_action(action: Any, *, n: int, problem: str, step: int, source: str) -
 
 
 def check_learner(obj: Any, *, source: str) -> Any:
-    """An object that satisfies the learner protocol: callable ``act`` and ``update``."""
+    """An object that satisfies the learner protocol: callable ``act`` and ``update``, and a
+    ``feedback`` attribute, if it has one, among :data:`FEEDBACK`."""
     missing = [m for m in ("act", "update") if not callable(getattr(obj, m, None))]
     if missing:
         raise LearnerProtocolError(
             f"{source} must return a learner with callable act() and update(cost); "
             f"got {type(obj).__name__} without {' and '.join(missing)}()"
         )
+    check_feedback(obj)
     return obj
 
 

@@ -46,7 +46,7 @@ import numpy as np
 
 from .bandits import BanditFeed, is_bandit
 from .blocks import BlockLearner, block_ends, fold_blocks, reduce_from
-from .checks import L1_SLACK, CostDomain, check_action, check_learner
+from .checks import L1_SLACK, CostDomain, as_float_array, check_action, check_learner
 from .errors import ActionError, CostError, InvalidArgumentError, ReplifyWarning
 from .mixtures import sample_by_inversion
 from .randomness import DATA, INTERNAL, MIXED, child
@@ -240,7 +240,7 @@ class _Lanes:
             try:
                 sample_chunk(rng, t0, t1, out=out)
             except TypeError:  # an adversary whose sample_chunk has no out=
-                got = np.asarray(sample_chunk(rng, t0, t1))
+                got = as_float_array(f"the adversary's sample_chunk(rng, {t0}, {t1})", sample_chunk(rng, t0, t1))
                 if got.shape != out.shape:
                     raise CostError(
                         f"the adversary's sample_chunk(rng, {t0}, {t1}) must return costs of shape {out.shape}; "
@@ -257,7 +257,7 @@ class _Lanes:
         its shape checked, and its domain too unless ``check=False`` (the caller checks it slice
         by slice); kept until the lane's group ends (one pair)."""
         if self._full[i] is None:
-            full = np.asarray(self.seq.sample(self.rngs[i]))
+            full = as_float_array("the adversary's sample(rng)", self.seq.sample(self.rngs[i]))
             if full.shape != (self.horizon, self.n):
                 raise CostError(f"the adversary must sample costs of shape ({self.horizon}, {self.n}); got shape {full.shape}")
             if full.dtype != np.float64 or not full.flags.writeable:
@@ -320,7 +320,7 @@ class _Lanes:
         into chunks, as long as the segments are — steps, whole blocks, or one pair's own runs."""
         if self.expected_sums is None or starts.size == 0:
             return
-        mean = np.asarray(self.expected_sums(starts, stops), dtype=np.float64)
+        mean = as_float_array("the adversary's expected_sums(starts, stops)", self.expected_sums(starts, stops))
         if mean.shape != (starts.size, self.n):
             raise CostError(
                 f"the adversary's expected_sums(starts, stops) must return one row of {self.n} expected cost sums per "
@@ -712,7 +712,7 @@ def _fast(state: _Lanes, block_cls: type, budget: int) -> None:
         starts = np.concatenate([[prev], ends[:-1]])
         sums = np.empty((lanes, ends.size, n))
         for i, rng in enumerate(state.rngs):  # one exact block-sum draw per lane and chunk
-            got = np.asarray(state.seq.sample_sums(rng, starts, ends))
+            got = as_float_array("the adversary's sample_sums(rng, starts, stops)", state.seq.sample_sums(rng, starts, ends))
             if got.shape != sums.shape[1:]:
                 raise CostError(
                     f"the adversary's sample_sums(rng, starts, stops) must return sums of shape {sums.shape[1:]} "
@@ -764,7 +764,7 @@ def _play_lane(state: _Lanes, i: int, sums: bool, chunk_rows: int) -> tuple[np.n
             action = check_action(lr.act(), n=n, problem=state.problem, step=t + 1, source="learner.act()")
             inside = state.checkpoints[(state.checkpoints > t) & (state.checkpoints < t + steps)]
             lo, hi = np.concatenate([[t], inside]), np.concatenate([inside, [t + steps]])
-            parts = np.asarray(state.seq.sample_sums(rng, lo, hi), dtype=np.float64)
+            parts = as_float_array("the adversary's sample_sums(rng, starts, stops)", state.seq.sample_sums(rng, lo, hi))
             if parts.shape != (lo.size, n):
                 raise CostError(f"the adversary's sample_sums(rng, starts, stops) must return sums of shape ({lo.size}, {n}); "
                                 f"got shape {parts.shape}")
