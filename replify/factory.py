@@ -12,7 +12,7 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
-from .checks import check_int, check_learner, check_rho, public
+from .checks import check_feedback, check_int, check_learner, check_rho, public
 from .errors import InvalidArgumentError, LearnerProtocolError, ReplifyError
 from .actions import ActionSet
 from .plugins import registry
@@ -114,11 +114,9 @@ def make(
     """
     spec = registry().learner(name)
     takes_rho = spec.parameters is not None or spec.guarantee is not None
-    if not takes_rho and rho is not None:
-        raise InvalidArgumentError(
-            f"rho applies only to learners whose parameters come from a replicability theorem, and {name!r} "
-            f"has no replicability guarantee; got rho={rho}. To make it replicable use replify.wrap({name!r}, rho={rho}, ...)"
-        )
+    # A refused rho is reported once the learner is built without it: what it builds says whether
+    # it is a bandit learner, and so what to use instead (a factory function declares nothing).
+    refused_rho = not takes_rho and rho is not None
     if takes_rho and rho is None and not rho_optional(spec.factory):
         label = f"{spec.guarantee}-replicable" if spec.guarantee else "parametrised by rho"
         raise InvalidArgumentError(f"learner {name!r} is {label} and needs rho in (0, 1); got none")
@@ -133,7 +131,7 @@ def make(
         horizon=check_int("horizon", horizon, minimum=1),
         rng=Streams.from_seed(seed).internal,
     )
-    if rho is not None:
+    if rho is not None and not refused_rho:
         kwargs["rho"] = check_rho(rho)
     if actions is not None:
         kwargs["actions"] = actions
@@ -144,7 +142,30 @@ def make(
     check_accepts(spec.factory, kwargs, what=f"learner {name!r}")
     with owned_by(name):
         built = spec.factory(**kwargs)
-    return check_learner(built, source=f"learner factory {name!r}")
+    check_learner(built, source=f"learner factory {name!r}")
+    if refused_rho:
+        raise InvalidArgumentError(
+            f"rho applies only to learners whose parameters come from a replicability theorem, and {name!r} "
+            f"has no replicability guarantee; got rho={rho}. {_replicable_instead(name, built, rho)}"
+        )
+    return built
+
+
+#: The replicable bandit plugins (docs/bandits.md): what works where replify.wrap cannot.
+REPLICABLE_BANDITS = ("rep-elimination", "rep-etc", "blocked-bandit")
+
+
+def _replicable_instead(name: str, learner: Any, rho: Any) -> str:
+    """What to use for a replicable version of a learner that takes no ``rho``: replify.wrap for
+    a full-information learner; a replicable bandit plugin for a bandit one, which wrap refuses
+    (it feeds whole cost vectors)."""
+    if check_feedback(learner) != "bandit":
+        return f"To make it replicable use replify.wrap({name!r}, rho={rho}, ...)"
+    known = registry().learners()
+    names = [other for other in REPLICABLE_BANDITS if other in known] or list(REPLICABLE_BANDITS)
+    return (f"{name!r} is a bandit learner (feedback='bandit'), which replify.wrap does not take (it feeds "
+            f"whole cost vectors); for replicable bandit learning use {', '.join(map(repr, names))} "
+            "(docs/bandits.md)")
 
 
 @public

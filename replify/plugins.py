@@ -27,7 +27,7 @@ from typing import Any, Callable, Iterable, Mapping
 import attrs
 import pluggy
 
-from .errors import DuplicateNameError, PluginLoadError, PluginLoadWarning, UnknownNameError, warn
+from .errors import ArgumentTypeError, DuplicateNameError, PluginLoadError, PluginLoadWarning, UnknownNameError, warn
 from .specs import AdversarySpec, LearnerSpec
 
 PROJECT = "replify"
@@ -173,7 +173,7 @@ class Registry:
 
             def register(spec: Any, _plugin: str = impl.plugin_name, _pending: dict = pending) -> None:
                 if not isinstance(spec, kind):
-                    raise TypeError(f"register() expects a {kind.__name__}, got {type(spec).__name__}")
+                    raise ArgumentTypeError(f"register() expects a {kind.__name__}, got {type(spec).__name__}")
                 if spec.name in table or spec.name in _pending:
                     first = owner.get(spec.name, _plugin)
                     raise DuplicateNameError(
@@ -227,6 +227,8 @@ class Registry:
 
 
 def _lookup(table: Mapping[str, Any], name: str, label: str, plural: str) -> Any:
+    if not isinstance(name, str):  # a list would fail as unhashable, a number as merely unknown
+        raise ArgumentTypeError(f"a {label} name must be a string, got {name!r} ({type(name).__name__})")
     try:
         return table[name]
     except KeyError:

@@ -10,14 +10,23 @@ these against scipy.stats).
 from __future__ import annotations
 
 import math
+from typing import Any, Callable
 
 import numpy as np
+
+from .checks import check_int, check_probability, check_real
+from .errors import ArgumentTypeError, InvalidArgumentError
 
 _BISECTIONS = 200  # enough to reach the fixed point of float64 bisection on [0, 1]
 
 
-def bisect(f, lo: float, hi: float) -> float:
+def bisect(f: Callable[[float], float], lo: float, hi: float) -> float:
     """The root of a function increasing on [lo, hi], to float precision."""
+    if not callable(f):
+        raise ArgumentTypeError(f"f must be a callable of one float, got {f!r} ({type(f).__name__})")
+    lo, hi = check_real("lo", lo), check_real("hi", hi)
+    if lo > hi:
+        raise InvalidArgumentError(f"need lo <= hi, got lo={lo}, hi={hi}")
     for _ in range(_BISECTIONS):
         mid = 0.5 * (lo + hi)
         if mid in (lo, hi):
@@ -44,9 +53,24 @@ def _binom_mass(trials: int, p: float, lo: int, hi: int) -> float:
     return float(min(1.0, math.exp(top) * np.exp(logs - top).sum()))
 
 
+def _counts(successes: Any, trials: Any, *, min_trials: int) -> tuple[int, int]:
+    """``successes`` and ``trials`` as ints with 0 ≤ successes ≤ trials and trials ≥ min_trials."""
+    trials = check_int("trials", trials, minimum=min_trials)
+    successes = check_int("successes", successes, minimum=0)
+    if successes > trials:
+        raise InvalidArgumentError(f"successes must be at most trials={trials}, got {successes}")
+    return successes, trials
+
+
+def _confidence(value: Any) -> float:
+    return check_probability("confidence", value, open_low=True, open_high=True)
+
+
 def binomial_upper_tail(successes: int, trials: int, p: float) -> float:
     """P(X ≥ successes) for X ~ Binomial(trials, p): the exact p-value of ``successes`` against
-    the claim that the rate is at most ``p``."""
+    the claim that the rate is at most ``p`` (``p`` in [0, 1], 0 ≤ successes ≤ trials)."""
+    successes, trials = _counts(successes, trials, min_trials=0)
+    p = check_probability("p", p)
     if successes <= 0 or p >= 1.0:
         return 1.0
     if p <= 0.0:
@@ -55,9 +79,10 @@ def binomial_upper_tail(successes: int, trials: int, p: float) -> float:
 
 
 def clopper_pearson(successes: int, trials: int, confidence: float = 0.95) -> tuple[float, float]:
-    """The exact (Clopper–Pearson) two-sided interval for a binomial proportion."""
-    if trials < 1 or not 0 <= successes <= trials:
-        raise ValueError(f"need 0 <= successes <= trials and trials >= 1, got {successes}/{trials}")
+    """The exact (Clopper–Pearson) two-sided interval for a binomial proportion, at level
+    ``confidence`` in (0, 1)."""
+    successes, trials = _counts(successes, trials, min_trials=1)
+    confidence = _confidence(confidence)
     half = (1.0 - confidence) / 2.0
     k, n = successes, trials
     # P(X ≥ k | p) increases with p and P(X ≤ k | p) decreases with it.
@@ -79,18 +104,30 @@ def _t_central(theta: float, df: int) -> float:
 
 def t_quantile(q: float, df: int) -> float:
     """The ``q``-quantile (q ≥ ½) of Student's t with integer ``df`` ≥ 1 degrees of freedom."""
-    if df < 1 or not 0.5 <= q < 1.0:
-        raise ValueError(f"need df >= 1 and 0.5 <= q < 1, got df={df}, q={q}")
+    df = check_int("df", df, minimum=1)
+    q = check_real("q", q)
+    if not 0.5 <= q < 1.0:
+        raise InvalidArgumentError(f"q must lie in [0.5, 1) (an upper quantile), got {q}")
     theta = bisect(lambda th: _t_central(th, df) - (2.0 * q - 1.0), 0.0, math.pi / 2)
     return math.sqrt(df) * math.tan(theta)
 
 
 def t_interval(values: np.ndarray, confidence: float = 0.95) -> tuple[float, float]:
-    """Student's t interval for the mean of iid ``values`` (at least two)."""
-    values = np.asarray(values, dtype=np.float64)
+    """Student's t interval for the mean of iid ``values`` (a 1-d array of at least two finite
+    numbers), at level ``confidence`` in (0, 1)."""
+    confidence = _confidence(confidence)
+    raw = np.asarray(values)
+    if raw.dtype.kind not in "iuf":
+        raise InvalidArgumentError(f"values must be real numbers, got an array of dtype {raw.dtype}")
+    if raw.ndim != 1:
+        raise InvalidArgumentError(f"values must be a 1-d array, got shape {raw.shape}")
+    values = raw.astype(np.float64)
     k = values.size
     if k < 2:
-        raise ValueError(f"a t interval needs at least 2 values, got {k}")
+        raise InvalidArgumentError(f"values must hold at least 2 numbers for a t interval, got {k}")
+    if not np.isfinite(values).all():
+        i = int(np.argmin(np.isfinite(values)))
+        raise InvalidArgumentError(f"values must be finite, got {values[i]} at index {i}")
     mean = float(values.mean())
     half = t_quantile(0.5 + confidence / 2.0, k - 1) * float(values.std(ddof=1)) / math.sqrt(k)
     return mean - half, mean + half

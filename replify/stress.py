@@ -23,12 +23,13 @@ from typing import Any, Callable, Sequence
 import attrs
 import numpy as np
 
-from .checks import check_int, check_rho, public
+from .checks import check_int, check_probability, check_rho, public
 from .errors import InvalidArgumentError, ReplifyWarning
 from .evaluation import evaluate
 from .factory import learner_builder
 from .progress import reporter
-from .stats import clopper_pearson
+from .randomness import INTERNAL, child, seed_sequence
+from .stats import binomial_upper_tail, clopper_pearson
 
 #: The families :func:`stress` searches by default (coin and lazy-leader-trap only at n = 2).
 FAMILIES = ("ties", "crossing", "block-switch", "coin", "lazy-leader-trap")
@@ -72,9 +73,12 @@ class StressResult:
 
     def refutes(self, bound: float, alpha: float = 1e-3) -> bool:
         """Whether the worst adversary's failures refute a claim ρ ≤ ``bound``: P(Bin(pairs, bound)
-        ≥ failures) < ``alpha``. (The search picked it for its high ρ̂, so use a small alpha.)"""
-        from .stats import binomial_upper_tail
-
+        ≥ failures) < ``alpha``. (The search picked it for its high ρ̂, so use a small alpha.)
+        ``bound`` is a failure probability, in [0, 1]; ``alpha`` a level, in (0, 1)."""
+        # A bound above 1 is no claim at all and one below 0 no probability: refuse both rather
+        # than answer "not refuted" (or "refuted") about something that is not a claim.
+        bound = check_probability("bound", bound)
+        alpha = check_probability("alpha", alpha, open_low=True, open_high=True)
         return binomial_upper_tail(self.worst.failures, self.worst.pairs, bound) < alpha
 
     def to_dict(self) -> dict[str, Any]:
@@ -101,7 +105,9 @@ def _sample(family: str, rng: np.random.Generator, *, n: int, horizon: int, bloc
         p = {"block_size": B, "offset": offset, "every": int(rng.choice([1, 2, 4])), "gap": _loguniform(rng, 1e-2, 0.5),
              "mean": float(rng.uniform(0.3, 0.7))}
     elif family == "coin":
-        return {"tau": _loguniform(rng, 0.5 / math.sqrt(horizon), 0.24), "sign": int(rng.choice([-1, 1]))}
+        # τ from 0.5/√T (a bias the draws can barely show) to 0.24; at T <= 4 that range is empty
+        # and τ is 0.24 (the search range, not a user's value: nothing is clipped that was asked for).
+        return {"tau": _loguniform(rng, min(0.5 / math.sqrt(horizon), 0.24), 0.24), "sign": int(rng.choice([-1, 1]))}
     elif family == "lazy-leader-trap":
         return {}
     else:
@@ -203,8 +209,6 @@ def stress(
 
 def _learner_shape(build: Callable[[Any], Any], spec: Any, *, n: int, seed: int) -> tuple[int, float, Any]:
     """The learner's block size (1 without blocks), the cost scale its domain needs, and the domain."""
-    from .randomness import INTERNAL, child, seed_sequence
-
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ReplifyWarning)
         built = build(child(seed_sequence(seed), INTERNAL, 0))

@@ -18,12 +18,16 @@ The pytest plugin ``replify_pytest`` (entry point ``pytest11``) provides the fix
 from __future__ import annotations
 
 import warnings
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
 
 from .bandits import is_bandit
-from .errors import ReplifyWarning
+from .checks import check_int, check_probability, check_rho
+from .errors import ArgumentTypeError, ReplifyWarning
+from .evaluation import evaluate
+from .plugins import registry
+from .specs import AdversarySpec, LearnerSpec
 
 #: Sizes the conformance checks use unless a spec's ``test_params`` say otherwise.
 CHECK_N, CHECK_HORIZON = 3, 120
@@ -39,8 +43,11 @@ def assert_replicable(
     the pairs run). False alarms: a learner whose failure rate is at most ρ is declared "above" with
     probability at most ``alpha``; it can also fail "undecided" when its rate is so close to ρ that
     ``max_pairs`` do not separate them (about (1/(ρ − rate))²·ln(1/α) pairs are needed)."""
-    from .evaluation import evaluate
-
+    # Checked here, so that a bad value is named as this function's argument, not evaluate()'s
+    # (rho is evaluate's target, max_pairs its pairs).
+    rho = check_rho(rho)
+    alpha = check_probability("alpha", alpha, open_low=True, open_high=True)
+    max_pairs = check_int("max_pairs", max_pairs, minimum=2)
     report = evaluate(learner, adversary, n=n, horizon=horizon, pairs=max_pairs, seed=seed, target=rho,
                       sequential=True, alpha=alpha, **evaluate_kw)
     if report.decision != "below":
@@ -63,7 +70,8 @@ def _params(spec: Any, n: int, horizon: int) -> dict[str, Any]:
 
 def _sizes(spec: Any) -> tuple[int, int, dict[str, Any]]:
     first = _params(spec, CHECK_N, CHECK_HORIZON)
-    n, horizon = int(first.pop("n", CHECK_N)), int(first.pop("horizon", CHECK_HORIZON))
+    n = check_int(f"{spec.name}: test_params['n']", first.pop("n", CHECK_N), minimum=2)
+    horizon = check_int(f"{spec.name}: test_params['horizon']", first.pop("horizon", CHECK_HORIZON), minimum=1)
     params = _params(spec, n, horizon)
     params.pop("n", None)
     params.pop("horizon", None)
@@ -98,6 +106,7 @@ def _step(learner: Any, cost: np.ndarray) -> Any:
 
 def check_run_equals_stepping(spec: Any) -> None:
     """``run(costs)`` returns the actions a loop of act()/update() plays, bit for bit."""
+    spec = _spec(spec, "learner")
     learner, n, horizon = _build(spec, 1)
     if not callable(getattr(learner, "run", None)):
         return
@@ -110,6 +119,7 @@ def check_run_equals_stepping(spec: Any) -> None:
 
 def check_horizon(spec: Any) -> None:
     """An update past the horizon is refused."""
+    spec = _spec(spec, "learner")
     learner, n, horizon = _build(spec, 3)
     for c in _costs(spec, n, horizon, 4):
         _step(learner, c)
@@ -122,6 +132,7 @@ def check_horizon(spec: Any) -> None:
 
 def check_inputs_untouched(spec: Any) -> None:
     """The caller's cost arrays are never written to."""
+    spec = _spec(spec, "learner")
     learner, n, horizon = _build(spec, 6)
     costs = _costs(spec, n, horizon, 7)
     before = costs.copy()
@@ -135,6 +146,7 @@ def check_inputs_untouched(spec: Any) -> None:
 
 def check_domain_enforced(spec: Any) -> None:
     """A cost outside the declared domain is refused (the learner checks what it is given)."""
+    spec = _spec(spec, "learner")
     learner, n, _ = _build(spec, 8)
     bad = np.full(n, spec.cost_range[1] + 1.0)
     try:
@@ -146,6 +158,7 @@ def check_domain_enforced(spec: Any) -> None:
 
 def check_sample(spec: Any) -> None:
     """``sample(rng)`` draws a finite ``(horizon, n)`` array; two generators seeded alike agree."""
+    spec = _spec(spec, "adversary")
     seq, n, horizon = _build(spec, 9)
     a = np.asarray(seq.sample(np.random.default_rng(10)))
     b = np.asarray(seq.sample(np.random.default_rng(10)))
@@ -155,6 +168,7 @@ def check_sample(spec: Any) -> None:
 
 def check_chunks_equal_sample(spec: Any) -> None:
     """Consecutive ``sample_chunk`` calls from one generator equal one ``sample`` call."""
+    spec = _spec(spec, "adversary")
     seq, n, horizon = _build(spec, 11)
     if not callable(getattr(seq, "sample_chunk", None)):
         return
@@ -169,6 +183,7 @@ def check_sums_law(spec: Any) -> None:
     """``sample_sums`` has the law of the summed steps: over 400 seeded draws the mean of every
     segment sum matches the mean of the summed ``sample`` rows within 6 standard errors (normal
     approximation; a false alarm below 1e-8 per coordinate)."""
+    spec = _spec(spec, "adversary")
     seq, n, horizon = _build(spec, 13)
     if not callable(getattr(seq, "sample_sums", None)):
         return
@@ -188,6 +203,7 @@ def check_segments_equal_stepping(spec: Any) -> None:
     """A learner with the engine's segment protocol (``next_segment``, ``advance``) plays, when
     each summed segment is handed the exact sum of its steps, the actions stepping plays. The
     costs are 0/1 (scaled into the domain), so every sum is exact in any order."""
+    spec = _spec(spec, "learner")
     learner, n, horizon = _build(spec, 14)
     if not (callable(getattr(learner, "next_segment", None)) and callable(getattr(learner, "advance", None))):
         return
@@ -213,6 +229,7 @@ def check_segments_equal_stepping(spec: Any) -> None:
 def check_bandit_batches_equal_stepping(spec: Any) -> None:
     """A bandit learner with batches (``next_batch``/``observe``) plays, batch by batch and seeing
     only its arms' costs, the arms that stepping it (``act``/``update(a, c[a])``) plays."""
+    spec = _spec(spec, "learner")
     learner, n, horizon = _build(spec, 16)
     if not (is_bandit(learner) and callable(getattr(learner, "next_batch", None))):
         return
@@ -252,17 +269,36 @@ def check_adversary(spec: Any) -> None:
 
 
 def _spec(spec: Any, kind: str) -> Any:
+    """A :class:`LearnerSpec` (``kind="learner"``) or :class:`AdversarySpec`, given as one or as
+    a registered name; anything else is refused, naming what came."""
     if isinstance(spec, str):
-        from .plugins import registry
-
         return registry().learner(spec) if kind == "learner" else registry().adversary(spec)
+    cls = LearnerSpec if kind == "learner" else AdversarySpec
+    if not isinstance(spec, cls):
+        raise ArgumentTypeError(
+            f"spec must be a {cls.__name__} or the name of a registered {kind}; got {spec!r} ({type(spec).__name__})"
+        )
     return spec
 
 
-def _cases(specs: Any) -> Iterator[tuple[Any, Callable[[Any], None]]]:
-    from .specs import LearnerSpec
+def _any_spec(spec: Any) -> Any:
+    """A learner or adversary spec (a name is looked up among the learners, then the adversaries)."""
+    if isinstance(spec, (LearnerSpec, AdversarySpec)):
+        return spec
+    if isinstance(spec, str):
+        return registry().learner(spec) if spec in registry().learners() else registry().adversary(spec)
+    raise ArgumentTypeError(
+        f"specs must hold LearnerSpec or AdversarySpec objects (or registered names); got {spec!r} ({type(spec).__name__})"
+    )
 
-    for spec in specs:
+
+def _cases(specs: Iterable[Any]) -> Iterator[tuple[Any, Callable[[Any], None]]]:
+    if isinstance(specs, (str, LearnerSpec, AdversarySpec)) or not isinstance(specs, Iterable):
+        raise ArgumentTypeError(
+            f"specs must be an iterable of specs (or registered names), e.g. replify.learners().values(); "
+            f"got {specs!r} ({type(specs).__name__})"
+        )
+    for spec in map(_any_spec, specs):
         checks = LEARNER_CHECKS if isinstance(spec, LearnerSpec) else ADVERSARY_CHECKS
         for check in checks:
             yield spec, check
@@ -271,7 +307,7 @@ def _cases(specs: Any) -> Iterator[tuple[Any, Callable[[Any], None]]]:
 def parametrize_with_checks(specs: Any) -> Any:
     """A ``pytest.mark.parametrize("spec, check", ...)`` over every check of every spec, as
     scikit-learn's ``parametrize_with_checks``: ``def test_conformance(spec, check): check(spec)``."""
-    import pytest
+    import pytest  # only in a test run: replify itself does not depend on pytest
 
     cases = list(_cases(specs))
     return pytest.mark.parametrize("spec, check", cases, ids=[f"{s.name}-{c.__name__}" for s, c in cases])
