@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 import replify
-from replify.adversary import ChunkedSequence, check_means, check_scale
+from replify.adversary import ChunkedSequence, check_means, check_scale, check_sizes
 from replify.checks import check_int, check_real
 from replify.errors import InvalidArgumentError
 
@@ -19,7 +19,7 @@ class IidBernoulli(ChunkedSequence):
     def __init__(
         self, *, n: int, horizon: int, rng: np.random.Generator, means: Any = 0.5, scale: float = 1.0
     ) -> None:
-        self.n, self.horizon = n, horizon
+        self.n, self.horizon = check_sizes(n, horizon)
         self.means = check_means("means", means, n)  # ours: later changes to the caller's array don't leak in
         self.scale = check_scale(scale)
         self.integer_costs = self.scale == 1.0

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 import replify
-from replify.adversary import ChunkedSequence
+from replify.adversary import ChunkedSequence, check_sizes
 from replify.checks import check_int
 from replify.userdata import load_cost_matrix
 
@@ -24,14 +24,17 @@ class LocalBootstrap(ChunkedSequence):
     def __init__(
         self, *, n: int, horizon: int, rng: np.random.Generator, costs: Any = None, path: Any = None, window: int = 50
     ) -> None:
-        self.n, self.horizon = n, horizon
+        self.n, self.horizon = check_sizes(n, horizon)
         self.data = load_cost_matrix(costs, path, n=n, horizon=horizon)
         self.window = check_int("window", window, minimum=0)
+        # A window of T or more already reaches every row; the same window in int64 arithmetic
+        # (a window of 10**30 would overflow it), the same draws.
+        self._reach = min(self.window, horizon)
 
     def sample_chunk(self, rng: np.random.Generator, start: int, stop: int) -> np.ndarray:
         t = np.arange(start, stop)  # 0-based rows
-        lo = np.maximum(t - self.window, 0)
-        hi = np.minimum(t + self.window, self.horizon - 1)
+        lo = np.maximum(t - self._reach, 0)
+        hi = np.minimum(t + self._reach, self.horizon - 1)
         rows = lo + (rng.random(t.size) * (hi - lo + 1)).astype(np.int64)
         return self.data[np.minimum(rows, hi)]
 

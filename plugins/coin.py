@@ -16,13 +16,14 @@ Both draw block sums exactly (a Binomial per phase) and have integer costs.
 
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
 import numpy as np
 
 import replify
-from replify.adversary import ChunkedSequence
-from replify.checks import check_int, check_real
+from replify.adversary import ChunkedSequence, check_flag, check_sizes
+from replify.checks import check_real
 from replify.errors import InvalidArgumentError
 
 DELTA = 1.0 / 16.0  # the coin lemma's failure probability, as in the theorem
@@ -41,7 +42,8 @@ def coin_tau(*, horizon: int, tau: float | None, K: float | None) -> float:
 def _sign(sign: Any, rng: np.random.Generator) -> int:
     if sign is None:
         return int(rng.choice([-1, 1]))
-    if sign not in (-1, 1):
+    # True == 1 in Python, and an array compared with (-1, 1) is ambiguous: only numbers qualify.
+    if isinstance(sign, (bool, np.bool_)) or not isinstance(sign, numbers.Real) or sign not in (-1, 1):
         raise InvalidArgumentError(f"sign must be +1 or -1, got {sign!r}")
     return int(sign)
 
@@ -53,11 +55,12 @@ class Coin(ChunkedSequence):
         self, *, n: int, horizon: int, rng: np.random.Generator, tau: float | None = None, K: float | None = None,
         sign: int | None = None, random_bias: bool = False,
     ) -> None:
+        self.n, self.horizon = check_sizes(n, horizon)
         if n != 2:
             raise InvalidArgumentError(f"the coin adversary has n = 2 experts, got n={n}")
-        self.n, self.horizon = n, horizon
         self.tau = coin_tau(horizon=horizon, tau=tau, K=K)
         self.sign = _sign(sign, rng)  # fixed before any cost is drawn
+        random_bias = check_flag("random_bias", random_bias)
         self.bias = (0.5 + rng.uniform(-self.tau, self.tau)) if random_bias else 0.5 + self.sign * self.tau
         self.best = 1 if self.bias > 0.5 else 0  # the expert with the lower expected cost
 
@@ -78,13 +81,17 @@ class CoinPhases(ChunkedSequence):
         self, *, n: int, horizon: int, rng: np.random.Generator, tau: float | None = None, K: float | None = None,
         signs: Any = None,
     ) -> None:
-        m = int(round(np.log2(n)))
-        if n < 2 or 2**m != n:
+        n, horizon = check_sizes(n, horizon)
+        m = n.bit_length() - 1
+        if 2**m != n:
             raise InvalidArgumentError(f"coin-phases needs n = 2^m experts, got n={n}")
+        if horizon < m:
+            raise InvalidArgumentError(f"horizon must be at least m = log2(n) = {m} (a step per phase), got {horizon}")
         self.n, self.horizon, self.m = n, horizon, m
         self.bounds = np.linspace(0, horizon, m + 1).round().astype(np.int64)  # phase j: steps bounds[j]+1..bounds[j+1]
-        check_int("horizon / m", int(self.bounds[1]), minimum=1)
         self.tau = coin_tau(horizon=int(self.bounds[1]), tau=tau, K=K)
+        if signs is not None and np.ndim(signs) != 1:
+            raise InvalidArgumentError(f"signs must be a sequence of {m} signs (+1 or -1), one per phase; got {signs!r}")
         self.signs = np.array([_sign(None, rng) for _ in range(m)] if signs is None else [_sign(s, rng) for s in signs])
         if self.signs.size != m:
             raise InvalidArgumentError(f"signs must give one sign per phase ({m}), got {len(self.signs)}")

@@ -11,12 +11,12 @@ from typing import Any
 import numpy as np
 
 import replify
-from replify.adversary import ChunkedSequence, check_means, check_scale
+from replify.adversary import ChunkedSequence, check_means, check_scale, check_sizes
 
 
 class DriftingBernoulli(ChunkedSequence):
     def __init__(self, *, n: int, horizon: int, rng: np.random.Generator, start: Any, end: Any, scale: float = 1.0) -> None:
-        self.n, self.horizon = n, horizon
+        self.n, self.horizon = check_sizes(n, horizon)
         self.start, self.end = check_means("start", start, n), check_means("end", end, n)
         self.scale = check_scale(scale)
         self.integer_costs = self.scale == 1.0

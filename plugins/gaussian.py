@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 import replify
-from replify.adversary import ChunkedSequence
+from replify.adversary import ChunkedSequence, check_sizes
 from replify.checks import check_int, check_positive, check_real
 from replify.errors import InvalidArgumentError
 
@@ -19,7 +19,7 @@ class GaussianArms(ChunkedSequence):
 
     def __init__(self, *, n: int, horizon: int, rng: np.random.Generator, gap: float = 0.1, base: float = 0.5,
                  sigma: float = 0.1, best: int = 0) -> None:
-        self.n, self.horizon = n, horizon
+        self.n, self.horizon = check_sizes(n, horizon)
         gap, base = check_real("gap", gap), check_real("base", base)
         if not gap > 0.0:
             raise InvalidArgumentError(f"gap must be positive (the best arm's mean is base - gap); got {gap}")

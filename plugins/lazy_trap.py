@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 import replify
-from replify.adversary import ChunkedSequence, check_means, check_scale
+from replify.adversary import ChunkedSequence, check_means, check_scale, check_sizes
 from replify.checks import check_real
 from replify.errors import InvalidArgumentError
 
@@ -22,7 +22,7 @@ class LazyLeaderTrap(ChunkedSequence):
     ) -> None:
         if n != 2:
             raise InvalidArgumentError(f"the lazy-leader trap has n = 2 actions, got n={n}")
-        self.n, self.horizon = n, horizon
+        self.n, self.horizon = check_sizes(n, horizon)
         self.bonus = check_real("bonus", bonus)
         if not 0.0 < self.bonus <= 1.0:
             raise InvalidArgumentError(f"bonus must be in (0, 1] (costs of l1 norm <= 1), got {self.bonus}")

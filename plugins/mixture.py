@@ -9,7 +9,8 @@ from typing import Any
 import numpy as np
 
 import replify
-from replify.adversary import ChunkedSequence, check_means
+from replify.adversary import ChunkedSequence, check_means, check_sizes
+from replify.checks import as_int_array
 from replify.errors import InvalidArgumentError
 from replify.userdata import load_cost_matrix
 
@@ -23,8 +24,8 @@ class Mixture(ChunkedSequence):
         self, *, n: int, horizon: int, rng: np.random.Generator, stochastic: Any, means: Any = 0.5,
         costs: Any = None, path: Any = None,
     ) -> None:
-        self.n, self.horizon = n, horizon
-        idx = np.unique(np.asarray(stochastic, dtype=np.int64).reshape(-1))
+        self.n, self.horizon = check_sizes(n, horizon)
+        idx = np.unique(as_int_array("stochastic", stochastic).reshape(-1))  # 0.5 is no coordinate, not coordinate 0
         if idx.size == 0 or idx.min() < 0 or idx.max() >= n:
             raise InvalidArgumentError(f"stochastic must list coordinates in [0, {n}); got {np.asarray(stochastic).tolist()}")
         self.stochastic = idx

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 import replify
+from replify.adversary import check_sizes
 from replify.userdata import load_cost_matrix
 
 
@@ -18,7 +19,7 @@ class PointMass:
     def __init__(
         self, *, n: int, horizon: int, rng: np.random.Generator, costs: Any = None, path: Any = None
     ) -> None:
-        self.n, self.horizon = n, horizon
+        self.n, self.horizon = check_sizes(n, horizon)
         self.costs = load_cost_matrix(costs, path, n=n, horizon=horizon)
 
     def sample(self, rng: np.random.Generator) -> np.ndarray:

@@ -22,7 +22,7 @@ from typing import Literal
 import numpy as np
 
 import replify
-from replify.adversary import ChunkedSequence
+from replify.adversary import ChunkedSequence, check_sizes
 from replify.errors import InvalidArgumentError
 
 
@@ -32,9 +32,10 @@ class RandomSigns(ChunkedSequence):
     integer_costs = True
 
     def __init__(self, *, n: int, horizon: int, rng: np.random.Generator, norm: Literal["linf", "l1"] = "linf") -> None:
-        if norm not in ("linf", "l1"):
+        if not (isinstance(norm, str) and norm in ("linf", "l1")):  # an array would make `in` ambiguous
             raise InvalidArgumentError(f"norm must be 'linf' or 'l1', got {norm!r}")
-        self.n, self.horizon, self.norm = n, horizon, norm
+        self.n, self.horizon = check_sizes(n, horizon)
+        self.norm = norm
 
     def sample_chunk(self, rng: np.random.Generator, start: int, stop: int, out: np.ndarray | None = None) -> np.ndarray:
         rows = stop - start

@@ -39,19 +39,41 @@ def _unit(name: str, value: Any, *, low: float = 0.0, high: float = 1.0) -> floa
     return v
 
 
-def _others(n: int, mean: float, margin: float) -> np.ndarray:
-    return np.full(n, min(1.0, mean + margin))
+def _within(what: str, value: float, fix: str) -> float:
+    """A mean the parameters imply, which must be a probability: refused, never clipped — a
+    clipped mean is another adversary than the one asked for (its ties or gap would silently
+    change)."""
+    if not 0.0 <= value <= 1.0:
+        raise InvalidArgumentError(f"{what} = {value:g} must lie in [0, 1] (a Bernoulli mean); {fix}")
+    return value
+
+
+def _others(n: int, first: int, mean: float, margin: float) -> np.ndarray:
+    """Means: ``mean + margin`` for the experts from ``first`` on (none when first = n)."""
+    if first < n:
+        _within("mean + margin", mean + margin, "lower mean or margin (default 0.2)")
+    return np.full(n, mean + margin)
 
 
 def Ties(*, n: int, horizon: int, rng: np.random.Generator, k: int | None = None, gap: float = 0.0,
          mean: float = 0.5, margin: float = 0.2, scale: float = 1.0) -> IidBernoulli:
-    """The first ``k`` experts (default all) have means mean, mean + gap/(k−1), …, mean + gap; the
-    others mean + ``margin``. iid over time."""
-    k = n if k is None else min(check_int("k", k, minimum=2), n)
+    """The first ``k`` experts (default all, 2 ≤ k ≤ n) have means mean, mean + gap/(k−1), …,
+    mean + gap; the others mean + ``margin``. iid over time."""
+    k = n if k is None else check_int("k", k, minimum=2)
+    if k > n:
+        raise InvalidArgumentError(f"k must be at most n={n} (the experts that tie), got {k}")
     mean, gap = _unit("mean", mean), _unit("gap", gap)
-    means = _others(n, mean, _unit("margin", margin))
-    means[:k] = np.clip(mean + gap * np.arange(k) / (k - 1), 0.0, 1.0)
+    _within("mean + gap", mean + gap, "lower mean or gap")
+    means = _others(n, k, mean, _unit("margin", margin))
+    means[:k] = mean + gap * np.arange(k) / (k - 1)
     return IidBernoulli(n=n, horizon=horizon, rng=rng, means=means, scale=scale)
+
+
+def _pair(mean: float, gap: float) -> np.ndarray:
+    """The two leading experts' means, mean ∓ gap/2, both probabilities."""
+    _within("mean - gap/2", mean - gap / 2, "raise mean or lower gap")
+    _within("mean + gap/2", mean + gap / 2, "lower mean or gap")
+    return np.array([mean - gap / 2, mean + gap / 2])
 
 
 def Crossing(*, n: int, horizon: int, rng: np.random.Generator, at: float = 0.5, gap: float = 0.1,
@@ -59,12 +81,14 @@ def Crossing(*, n: int, horizon: int, rng: np.random.Generator, at: float = 0.5,
     """Experts 0 and 1 have means mean ∓ gap/2 until step ``at`` (a fraction of T if < 1, else a
     step), then mean ± gap/2; the others mean + ``margin``."""
     at = check_real("at", at)
+    if at >= 1 and at != int(at):  # step 2.5 is no step: refused, not truncated to 2
+        raise InvalidArgumentError(f"at must be a fraction in (0, 1) or a whole step; got {at}")
     step = int(round(at * horizon)) if 0 < at < 1 else int(at)
     if not 1 <= step < horizon:
         raise InvalidArgumentError(f"at must give a step in [1, {horizon - 1}] (a fraction in (0, 1) or a step); got {at}")
     mean, gap = _unit("mean", mean), _unit("gap", gap)
-    before = _others(n, mean, _unit("margin", margin))
-    before[:2] = np.clip([mean - gap / 2, mean + gap / 2], 0.0, 1.0)
+    before = _others(n, 2, mean, _unit("margin", margin))
+    before[:2] = _pair(mean, gap)
     after = before.copy()
     after[:2] = before[1::-1][:2]
     return SwitchingBernoulli(n=n, horizon=horizon, rng=rng, means=np.stack([before, after]), switch_at=[step], scale=scale)
@@ -82,8 +106,8 @@ def BlockSwitch(*, n: int, horizon: int, rng: np.random.Generator, block_size: i
     mean, gap = _unit("mean", mean), _unit("gap", gap)
     switches = np.arange(every * B + offset, horizon, every * B)
     switches = switches[(switches >= 1) & (switches < horizon)]
-    a = _others(n, mean, _unit("margin", margin))
-    a[:2] = np.clip([mean - gap / 2, mean + gap / 2], 0.0, 1.0)
+    a = _others(n, 2, mean, _unit("margin", margin))
+    a[:2] = _pair(mean, gap)
     b = a.copy()
     b[:2] = a[1::-1][:2]
     means = np.stack([a if j % 2 == 0 else b for j in range(switches.size + 1)])

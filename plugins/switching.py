@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 
 import replify
-from replify.adversary import ChunkedSequence, check_scale
-from replify.checks import as_float_array
+from replify.adversary import ChunkedSequence, check_scale, check_sizes
+from replify.checks import as_float_array, as_int_array
 from replify.errors import InvalidArgumentError
 
 
@@ -22,15 +22,19 @@ class SwitchingBernoulli(ChunkedSequence):
         self, *, n: int, horizon: int, rng: np.random.Generator, means: Any,
         switch_at: Any = None, scale: float = 1.0,
     ) -> None:
-        self.n, self.horizon = n, horizon
+        self.n, self.horizon = check_sizes(n, horizon)
+        if np.asarray(means).dtype.kind == "b":
+            raise InvalidArgumentError(f"means must be numbers in [0, 1], not booleans; got {means!r}")
         m = as_float_array("means", means)
-        if m.ndim != 2 or m.shape[1] != n or not (np.isfinite(m).all() and m.min() >= 0 and m.max() <= 1):
+        if m.ndim != 2 or m.shape[1] != n or m.shape[0] == 0:
             raise InvalidArgumentError(f"means must have shape (pieces, {n}) with entries in [0, 1]; got shape {m.shape}")
+        if not (np.isfinite(m).all() and m.min() >= 0 and m.max() <= 1):
+            raise InvalidArgumentError(f"means must have shape (pieces, {n}) with entries in [0, 1]; got {m.tolist()}")
         pieces = m.shape[0]
         if switch_at is None:
             cuts = np.linspace(0, horizon, pieces + 1).round().astype(np.int64)[1:-1]
         else:
-            cuts = np.asarray(switch_at, dtype=np.int64).reshape(-1)
+            cuts = as_int_array("switch_at", switch_at).reshape(-1)  # step 2.5 is refused, not read as 2
             if cuts.size != pieces - 1 or np.any(np.diff(cuts) <= 0) or (cuts.size and (cuts[0] < 1 or cuts[-1] >= horizon)):
                 raise InvalidArgumentError(
                     f"switch_at must be {pieces - 1} increasing steps in [1, {horizon - 1}]; got {np.asarray(switch_at).tolist()}"

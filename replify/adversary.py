@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from .checks import as_float_array, check_real
+from .checks import as_float_array, check_int, check_real
 from .errors import InvalidArgumentError
 
 
@@ -28,14 +28,31 @@ class ChunkedSequence:
         raise NotImplementedError
 
 
+def check_sizes(n: Any, horizon: Any) -> tuple[int, int]:
+    """An adversary's ``n`` (≥ 2 experts) and ``horizon`` (≥ 1 step), for one built directly
+    rather than through :func:`replify.make_adversary` (which checks them too)."""
+    return check_int("n", n, minimum=2), check_int("horizon", horizon, minimum=1)
+
+
+def check_flag(name: str, value: Any) -> bool:
+    """A True/False switch: 'no' or 0.5 are not read as True."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise InvalidArgumentError(f"{name} must be True or False, got {value!r} ({type(value).__name__})")
+    return bool(value)
+
+
 def check_means(name: str, value: Any, n: int) -> np.ndarray:
-    """Bernoulli means: a number (every coordinate) or shape ``(n,)``, entries in [0, 1]; a copy."""
+    """Bernoulli means: a number (every coordinate) or shape ``(n,)``, entries in [0, 1]; a copy.
+    Booleans are refused (True is not the mean 1 by intent)."""
+    if isinstance(value, (bool, np.bool_)) or np.asarray(value).dtype.kind == "b":
+        raise InvalidArgumentError(f"{name} must be numbers in [0, 1], not booleans; got {value!r}")
     m = as_float_array(name, value)
     m = np.full(n, float(m)) if m.ndim == 0 else m
-    if m.shape != (n,) or not (np.isfinite(m).all() and m.min() >= 0.0 and m.max() <= 1.0):
-        raise InvalidArgumentError(
-            f"{name} must be a number or an array of shape ({n},) with entries in [0, 1]; got {np.asarray(value)!r}"
-        )
+    expected = f"{name} must be a number or an array of shape ({n},) with entries in [0, 1]"
+    if m.shape != (n,):
+        raise InvalidArgumentError(f"{expected} (one mean per expert); got shape {m.shape}")
+    if not (np.isfinite(m).all() and m.min() >= 0.0 and m.max() <= 1.0):
+        raise InvalidArgumentError(f"{expected}; got {m.tolist()}")
     return m.copy()
 
 
