@@ -56,6 +56,7 @@ def BernoulliArms(
     """The stochastic bandit instance with one good arm: arm ``best`` costs 1 with probability
     ``base − gap``, every other arm with probability ``base`` (Lai & Robbins' two-point instance,
     the gap Δ = ``gap`` of every suboptimal arm)."""
+    n, horizon = check_sizes(n, horizon)
     gap, base = check_real("gap", gap), check_real("base", base)
     if not (0.0 < gap <= base <= 1.0):
         raise InvalidArgumentError(f"need 0 < gap <= base <= 1 (means base - gap and base); got gap={gap}, base={base}")

@@ -20,9 +20,9 @@ class LazyLeaderTrap(ChunkedSequence):
         self, *, n: int, horizon: int, rng: np.random.Generator, bonus: float = 1.0, means: Any = (0.3, 0.5),
         scale: float = 0.5,
     ) -> None:
+        self.n, self.horizon = check_sizes(n, horizon)
         if n != 2:
             raise InvalidArgumentError(f"the lazy-leader trap has n = 2 actions, got n={n}")
-        self.n, self.horizon = check_sizes(n, horizon)
         self.bonus = check_real("bonus", bonus)
         if not 0.0 < self.bonus <= 1.0:
             raise InvalidArgumentError(f"bonus must be in (0, 1] (costs of l1 norm <= 1), got {self.bonus}")

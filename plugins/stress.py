@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 import replify
+from replify.adversary import check_sizes
 from replify.checks import check_int, check_real
 from replify.errors import InvalidArgumentError
 from replify_plugins.bernoulli import IidBernoulli
@@ -59,6 +60,7 @@ def Ties(*, n: int, horizon: int, rng: np.random.Generator, k: int | None = None
          mean: float = 0.5, margin: float = 0.2, scale: float = 1.0) -> IidBernoulli:
     """The first ``k`` experts (default all, 2 ≤ k ≤ n) have means mean, mean + gap/(k−1), …,
     mean + gap; the others mean + ``margin``. iid over time."""
+    n, horizon = check_sizes(n, horizon)
     k = n if k is None else check_int("k", k, minimum=2)
     if k > n:
         raise InvalidArgumentError(f"k must be at most n={n} (the experts that tie), got {k}")
@@ -80,6 +82,7 @@ def Crossing(*, n: int, horizon: int, rng: np.random.Generator, at: float = 0.5,
              mean: float = 0.5, margin: float = 0.2, scale: float = 1.0) -> SwitchingBernoulli:
     """Experts 0 and 1 have means mean ∓ gap/2 until step ``at`` (a fraction of T if < 1, else a
     step), then mean ± gap/2; the others mean + ``margin``."""
+    n, horizon = check_sizes(n, horizon)
     at = check_real("at", at)
     if at >= 1 and at != int(at):  # step 2.5 is no step: refused, not truncated to 2
         raise InvalidArgumentError(f"at must be a fraction in (0, 1) or a whole step; got {at}")
@@ -98,6 +101,7 @@ def BlockSwitch(*, n: int, horizon: int, rng: np.random.Generator, block_size: i
                 gap: float = 0.1, mean: float = 0.5, margin: float = 0.2, scale: float = 1.0) -> SwitchingBernoulli:
     """The best of experts 0 and 1 alternates after steps k·every·B + offset (k ≥ 1), B the
     learner's block size (public), ``offset`` in [0, B)."""
+    n, horizon = check_sizes(n, horizon)
     B = check_int("block_size", block_size, minimum=1)
     offset = check_int("offset", offset, minimum=0)
     if offset >= B:

@@ -228,7 +228,8 @@ class Registry:
 
 def _lookup(table: Mapping[str, Any], name: str, label: str, plural: str) -> Any:
     if not isinstance(name, str):  # a list would fail as unhashable, a number as merely unknown
-        raise ArgumentTypeError(f"a {label} name must be a string, got {name!r} ({type(name).__name__})")
+        article = "an" if label[0] in "aeiou" else "a"
+        raise ArgumentTypeError(f"{article} {label} name must be a string, got {name!r} ({type(name).__name__})")
     try:
         return table[name]
     except KeyError:

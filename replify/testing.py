@@ -276,7 +276,8 @@ def _spec(spec: Any, kind: str) -> Any:
     cls = LearnerSpec if kind == "learner" else AdversarySpec
     if not isinstance(spec, cls):
         raise ArgumentTypeError(
-            f"spec must be a {cls.__name__} or the name of a registered {kind}; got {spec!r} ({type(spec).__name__})"
+            f"spec must be {'a' if kind == 'learner' else 'an'} {cls.__name__} or the name of a registered {kind}; "
+            f"got {spec!r} ({type(spec).__name__})"
         )
     return spec
 

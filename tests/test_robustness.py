@@ -53,23 +53,6 @@ def test_an_interrupted_plugin_load_is_retried_in_full_on_the_next_lookup():
     assert slow.loads == 2 and reg.failures == ()
 
 
-def test_an_interrupted_hook_is_retried_on_the_next_lookup():
-    class InterruptedHook:
-        calls = 0
-
-        @replify.hookimpl
-        def register_learners(self, register):
-            type(self).calls += 1
-            if type(self).calls == 1:
-                raise KeyboardInterrupt
-            register(replify.LearnerSpec("late", RandomHedge, "experts"))
-
-    reg = Registry(entry_points=[Plain("early", LearnersPlugin("early")), Plain("hook", InterruptedHook())])
-    with pytest.raises(KeyboardInterrupt):
-        reg.learners()
-    assert list(reg.learners()) == ["early", "late"]
-
-
 # -- determinism -------------------------------------------------------------------------------
 
 N = 4
