@@ -1,4 +1,4 @@
-"""The stress suite: oblivious adversaries built to make the two runs of a pair part (issue 11).
+"""The stress suite: oblivious adversaries built to make the two runs of a pair part.
 
 Each is a Bernoulli adversary (costs 0/1, block sums drawn exactly), and each documents why it is
 hard for a replicable learner. Two runs part when a decision at a transition depends on the draw:

@@ -294,7 +294,7 @@ def check_factory(factory: Any, *, name: str) -> Any:
 
 
 def public(func: Any) -> Any:
-    """typeguard at the public boundary (DESIGN.md §6): every argument is checked against its
+    """typeguard at the public boundary: every argument is checked against its
     annotation on every call, and a mismatch raises :class:`~replify.errors.ArgumentTypeError`
     (a ``TypeError``) naming the argument, e.g. ``argument "horizon" (str) did not match any
     element in the union: int: is not an instance of int ...``.

@@ -1,4 +1,4 @@
-"""The paired-run engine behind :func:`replify.evaluate` (paper §2; DESIGN.md §3).
+"""The paired-run engine behind :func:`replify.evaluate` (paper §2; docs/evaluation.md).
 
 Pair k builds its learner twice from one seed (the two runs share R) and runs the copies on two
 independent draws of the adversary's costs. The engine runs many pairs at once as *lanes*

@@ -1,4 +1,4 @@
-"""The plugin system (DESIGN.md §4): pluggy hooks, entry-point loading and the registry.
+"""The plugin system (docs/plugins.md): pluggy hooks, entry-point loading and the registry.
 
 Plugins — the built-ins included — are found through the ``"replify"`` entry-point group and
 loaded lazily, on the first lookup, never at import time. A plugin implements one or both

@@ -1,6 +1,5 @@
 """Stress tests: search the stress suite for the adversary that makes a learner's two runs part
-most often (issue 11; DESIGN.md §3 — it sits on top of :func:`replify.evaluate`, never inside the
-engine).
+most often (it sits on top of :func:`replify.evaluate`, never inside the engine).
 
 The search is successive halving (Jamieson and Talwalkar, "Non-stochastic best arm identification
 and hyperparameter optimization", AISTATS 2016) over random candidates: draw candidate adversaries
@@ -9,7 +8,7 @@ highest failure rate, and spend the next round — twice the pairs each — on t
 is left or the budget is spent. Pairs go where the evidence is close: a candidate that never parts
 is dropped after a few pairs, the worst ones are measured most. Every failure count is over
 independent pairs (each round has its own seed), so the final ρ̂ and its exact interval are a
-plain measurement on the adversary found (DESIGN.md §7: *measured*, on the adversaries tried).
+plain measurement on the adversary found (*measured*, on the adversaries tried: docs/claims.md).
 """
 
 from __future__ import annotations

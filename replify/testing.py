@@ -1,4 +1,4 @@
-"""Replicability and conformance in a user's own test suite (issue 11).
+"""Replicability and conformance in a user's own test suite.
 
 * :func:`assert_replicable` — a statistical assertion built on the sequential test of
   :mod:`replify.sequential`: it passes as soon as the anytime-valid interval for ρ lies below the
