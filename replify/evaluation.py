@@ -9,7 +9,7 @@ from typing import Any, Callable, Literal, Mapping
 import attrs
 import numpy as np
 
-from .checks import check_int, check_learner, check_real, check_rho, public
+from .checks import as_float_array, check_int, check_learner, check_real, check_rho, public
 from .errors import InvalidArgumentError
 from .actions import ActionSet
 from .bandits import BanditFeed, is_bandit
@@ -212,7 +212,8 @@ class Report:
         costs, actions, regrets = [], [], []
         for side in (0, 1):
             learner = build(child(root, INTERNAL, k))
-            c = np.array(seq.sample(np.random.default_rng(child(root, DATA, k, side))), dtype=np.float64)
+            # a copy (the learner must not write into the draw the regret is scored on), real-valued
+            c = np.array(as_float_array("the adversary's sample", seq.sample(np.random.default_rng(child(root, DATA, k, side)))))
             # as the engine plays it: bandit feedback, mixed strategies sampled from the pair's stream
             feed = BanditFeed(learner, self.n) if is_bandit(learner) else None
             sampler = np.random.default_rng(child(root, INTERNAL, k, MIXED))
