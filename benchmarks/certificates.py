@@ -1,6 +1,6 @@
 """Audit every certificate replify prints at the sizes of issue 9: measured rho-hat (exact 95%
 interval) against the printed bound, with the adversarial internal learner and adversaries of
-replify.audit. Not a speed benchmark: a measurement for the closing notes and docs/certificates.md.
+replify.experiments.audit. Not a speed benchmark: a measurement for the closing notes and docs/certificates.md.
 
 Run:  python benchmarks/certificates.py [--pairs 1000] [--quick]
 """
@@ -9,7 +9,7 @@ import argparse
 import time
 import warnings
 
-from replify.audit import audit_certificates
+from replify.experiments.audit import audit_certificates
 from replify.errors import BlockSizeWarning
 
 parser = argparse.ArgumentParser()

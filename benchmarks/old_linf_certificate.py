@@ -1,7 +1,7 @@
 """The paper's original l-infinity certificate (the l1 radius of lemma:concentration_in_ell_1_norm applied to
 costs in [-1, 1]^n) against the adversarial audit: it prints 0.1; this measures rho-hat. Run: python benchmarks/old_linf_certificate.py"""
 import math, replify
-from replify.audit import HistoryHash
+from replify.experiments.audit import HistoryHash
 T, rho, B, pairs = 20_000, 0.1, 1_000, 1000
 for n in [64, 256, 1024]:
     m_old = (math.sqrt(2 * math.log(4 * T / rho) / n) + 2) * math.sqrt(n * T)

@@ -20,7 +20,7 @@ import sys
 import numpy as np
 
 import replify
-from replify.lower_bounds import coin_reduction
+from replify.experiments.lower_bounds import coin_reduction
 
 QUICK = "--quick" in sys.argv
 T = 4_000 if QUICK else 200_000

@@ -14,7 +14,7 @@ import sys
 import numpy as np
 
 import replify
-from replify.actions import Simplex
+from replify.components.actions import Simplex
 from replify.randomness import DATA, INTERNAL, child, seed_sequence
 
 QUICK = "--quick" in sys.argv

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 
 import replify
-from replify.lower_bounds import DEMOS
+from replify.experiments.lower_bounds import DEMOS
 from replify.plots import plot_frontier, plot_sweep
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"

@@ -8,27 +8,23 @@ regret over paired runs (:func:`evaluate`).
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
-
-from . import actions, errors
-from .evaluation import Report, evaluate
-from .factory import make, make_adversary
-from .framework import ReplicableFactory, ReplicableLearner, wrap
-from .plugins import Registry, adversaries, check_pending, hookimpl, hookspec, learners, registry
-from .randomness import Streams
-from .specs import AdversarySpec, DistributionSequence, Learner, LearnerSpec
-from .anytime import anytime
-from .calibration import Calibration, calibrate
-from .stress import StressResult, stress
-from .sweeps import SweepResult, sweep
-from .theory import FrameworkParams, certified_eps
-
-try:
-    __version__ = version("replify")
-except PackageNotFoundError:  # running from a checkout that is not installed
-    __version__ = "0+unknown"
+from replify import errors
+from replify._version import __version__
+from replify.anytime import anytime
+from replify.evaluation.evaluate import Report, evaluate
+from replify.experiments.calibration import Calibration, calibrate
+from replify.experiments.stress import StressResult, stress
+from replify.experiments.sweeps import SweepResult, sweep
+from replify.guarantees.theory import FrameworkParams, certified_eps
+from replify.components import actions
+from replify.plugins.factory import make, make_adversary
+from replify.plugins.registry import Registry, adversaries, check_pending, hookimpl, hookspec, learners, registry
+from replify.plugins.specs import AdversarySpec, DistributionSequence, Learner, LearnerSpec
+from replify.randomness import Streams
+from replify.wrapper import ReplicableFactory, ReplicableLearner, wrap
 
 __all__ = [
+    "__version__",
     "actions",
     "AdversarySpec",
     "DistributionSequence",

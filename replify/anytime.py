@@ -28,14 +28,14 @@ from typing import Any, Literal
 import attrs
 import numpy as np
 
-from .checks import check_int, check_real, check_rho, public
-from .bandits import is_bandit
-from .errors import InvalidArgumentError, LearnerProtocolError, ReplicabilityWarning, ReplifyWarning, warn
-from .factory import make
-from .framework import wrap as wrap_learner
-from .plugins import registry
-from .randomness import seed_sequence
-from .theory import certified_eps
+from replify.checks import check_int, check_real, check_rho, public
+from replify.errors import InvalidArgumentError, LearnerProtocolError, ReplicabilityWarning, ReplifyWarning, warn
+from replify.guarantees.theory import certified_eps
+from replify.components.bandits import is_bandit
+from replify.plugins.factory import make
+from replify.plugins.registry import registry
+from replify.randomness import seed_sequence
+from replify.wrapper import wrap as wrap_learner
 
 
 @attrs.frozen(kw_only=True)

@@ -10,8 +10,8 @@ from __future__ import annotations
 import functools
 import inspect
 import math
-import os
 import numbers
+import os
 import typing
 from pathlib import Path
 from typing import Any, Literal
@@ -20,13 +20,14 @@ import attrs
 import numpy as np
 from typeguard import TypeCheckError, check_type
 
-from .errors import (
+from replify.errors import (
     ActionError,
     ArgumentTypeError,
     CostError,
     HorizonError,
     InvalidArgumentError,
     LearnerProtocolError,
+    OutputPathError,
 )
 
 _F64 = np.dtype(np.float64)
@@ -224,8 +225,6 @@ def check_output_path(path: Any, *, what: str, suffixes: tuple[str, ...] | None 
     """An output file to write later, checked now — before any work — so that a long run never
     ends in a refusal: a supported suffix, an existing folder, write permission (and, if the file
     exists, that it is a writable file)."""
-    from .errors import OutputPathError
-
     p = Path(path)
     if suffixes is not None and p.suffix.lower() not in suffixes:
         raise OutputPathError(

@@ -19,11 +19,16 @@ import warnings
 from pathlib import Path
 from typing import Any, Sequence
 
-from .checks import check_output_path
-from .errors import OutputPathError, ReplifyError, ReplifyWarning
-from .files import atomic_write, resolve
-from .plots import PLOT_SUFFIXES, rho_interval_label
-from .sweeps import check_results_file
+import replify
+from replify._version import __version__
+from replify.checks import check_output_path
+from replify.errors import OutputPathError, ReplifyError, ReplifyWarning
+from replify.experiments.lower_bounds import DEMOS
+from replify.experiments.sweeps import check_results_file
+from replify.files import atomic_write, resolve
+from replify.plots import PLOT_SUFFIXES, rho_interval_label
+from replify.plots import plot_agreement, plot_frontier, plot_sweep
+from replify.progress import reporter
 
 
 #: Text that starts like JSON must be JSON: ``means=[0.4`` is an error, not the string "[0.4".
@@ -125,8 +130,6 @@ def _check_outputs(args: argparse.Namespace, plot: Any = None, output: Any = Non
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    import replify
-
     print("learners:")
     for name, spec in replify.learners().items():
         takes = "rho" if spec.parameters is not None or spec.guarantee else "-"
@@ -193,8 +196,6 @@ def _report_table(report: Any) -> str:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    import replify
-
     _check_outputs(args)
     overrides = _params(args.param)
     for key in ("block_size", "eps"):
@@ -220,15 +221,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.json:
         atomic_write(args.json, json.dumps(report.to_dict(per_pair=True), indent=2, sort_keys=True) + "\n", what="--json")
     if args.plot:
-        from .plots import plot_agreement
 
         plot_agreement(report, path=args.plot)
     return 0
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
-    import replify
-
     _check_outputs(args)
     cal = replify.calibrate(args.name, n=args.n, horizon=args.T, rho=args.rho, seed=args.seed, budget=args.budget,
                             test_pairs=args.test_pairs,
@@ -249,15 +247,12 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     if args.json:
         atomic_write(args.json, json.dumps(cal.to_dict(), indent=2, sort_keys=True) + "\n", what="--json")
     if args.plot:
-        from .plots import plot_frontier
 
         plot_frontier(cal.frontier(seed=args.seed), path=args.plot)
     return 0
 
 
 def cmd_stress(args: argparse.Namespace) -> int:
-    import replify
-
     _check_outputs(args)
     result = replify.stress(args.name, n=args.n, horizon=args.T, rho=args.rho, budget=args.budget, seed=args.seed,
                             families=args.family or None, progress=_bar(args, f"replify stress {args.name}"),
@@ -279,8 +274,6 @@ def cmd_stress(args: argparse.Namespace) -> int:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    import replify
-
     path = Path(args.config)
     if not path.is_file():
         raise ReplifyError(f"config file {str(path)!r} not found")
@@ -318,7 +311,6 @@ def cmd_sweep(args: argparse.Namespace) -> int:
           + (f"; {result.rejected} damaged lines set aside in {result.rejected_path}" if result.rejected else "") + ")")
     plot = args.plot or config.get("plot")
     if plot:
-        from .plots import plot_sweep
 
         plot_sweep(result, path=plot)
     return 0
@@ -326,7 +318,6 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 def _bar(args: argparse.Namespace, label: str) -> Any:
     """The CLI's progress bar: on a terminal's stderr, unless ``--quiet`` (tqdm when installed)."""
-    from .progress import reporter
 
     if getattr(args, "quiet", False) or not sys.stderr.isatty():
         return None
@@ -334,7 +325,6 @@ def _bar(args: argparse.Namespace, label: str) -> Any:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from .lower_bounds import DEMOS
 
     _check_outputs(args)
     demo = DEMOS[args.demo](quick=args.quick, seed=args.seed, progress=_bar(args, f"replify demo {args.demo}"))
@@ -349,7 +339,6 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def parser() -> argparse.ArgumentParser:
-    from . import __version__
 
     p = argparse.ArgumentParser(prog="replify", description="Replicable online learning: measure replicability and regret.")
     p.add_argument("--version", action="version", version=f"replify {__version__}")

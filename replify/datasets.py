@@ -27,8 +27,8 @@ from typing import Any
 import attrs
 import numpy as np
 
-from .checks import check_int, check_real, public
-from .errors import InvalidArgumentError, MissingExtraError
+from replify.checks import check_int, check_real, public
+from replify.errors import InvalidArgumentError, MissingExtraError
 
 
 @attrs.frozen(kw_only=True, eq=False)

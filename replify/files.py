@@ -18,7 +18,7 @@ import stat
 from pathlib import Path
 from typing import BinaryIO, Iterator
 
-from .errors import OutputPathError
+from replify.errors import OutputPathError
 
 #: Flags of a file that replify creates next to a target: never through a symbolic link (the
 #: final component is not followed), never inherited by a child process.

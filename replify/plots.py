@@ -14,10 +14,10 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from .checks import check_output_path
-from .errors import InvalidArgumentError
-from .evaluation import Report
-from .files import atomic_writer
+from replify.checks import check_output_path
+from replify.errors import InvalidArgumentError
+from replify.evaluation.evaluate import Report
+from replify.files import atomic_writer
 
 
 def pyplot() -> Any:

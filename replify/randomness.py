@@ -13,6 +13,8 @@ from typing import Union
 import attrs
 import numpy as np
 
+from replify.errors import InvalidArgumentError
+
 Seed = Union[int, np.random.SeedSequence]
 
 # Fixed spawn-key slots. Changing them changes every result for a given seed: don't.
@@ -26,7 +28,6 @@ def seed_sequence(seed: Seed, *, name: str = "seed") -> np.random.SeedSequence:
     if isinstance(seed, np.random.SeedSequence):
         return seed
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        from .errors import InvalidArgumentError
 
         raise InvalidArgumentError(
             f"{name} must be a non-negative int or a numpy.random.SeedSequence, got {seed!r}"

@@ -1,7 +1,7 @@
 """Replicability and conformance in a user's own test suite.
 
 * :func:`assert_replicable` — a statistical assertion built on the sequential test of
-  :mod:`replify.sequential`: it passes as soon as the anytime-valid interval for ρ lies below the
+  :mod:`replify.evaluation.sequential`: it passes as soon as the anytime-valid interval for ρ lies below the
   target, and fails with ρ̂, the interval and the pairs run otherwise.
 * :func:`check_learner`, :func:`check_adversary`, :func:`parametrize_with_checks` — the
   deterministic conformance checks a plugin author runs in CI, as scikit-learn's
@@ -22,12 +22,12 @@ from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
 
-from .bandits import is_bandit
-from .checks import check_int, check_probability, check_rho
-from .errors import ArgumentTypeError, ReplifyWarning
-from .evaluation import evaluate
-from .plugins import registry
-from .specs import AdversarySpec, LearnerSpec
+from replify.checks import check_int, check_probability, check_rho
+from replify.errors import ArgumentTypeError, ReplifyWarning
+from replify.evaluation.evaluate import evaluate
+from replify.components.bandits import is_bandit
+from replify.plugins.registry import registry
+from replify.plugins.specs import AdversarySpec, LearnerSpec
 
 #: Sizes the conformance checks use unless a spec's ``test_params`` say otherwise.
 CHECK_N, CHECK_HORIZON = 3, 120

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import replify
-from replify.stats import binomial_upper_tail
-from replify.actions import Simplex
+from replify.evaluation.stats import binomial_upper_tail
+from replify.components.actions import Simplex
 
 FACTORY = lambda name: replify.learners()[name].factory  # noqa: E731
 
@@ -135,7 +135,7 @@ def test_iid_experts_falls_back_to_ftpl_when_the_running_regret_reaches_the_thre
     assert np.array_equal(actions[switch:], np.argmin(since - learner.ftpl_noise, axis=1))
     assert len(np.unique(actions[switch:])) > 1  # FTPL does move, unlike a frozen block
     # And the batch run reproduces all of it, switch included, across chunk boundaries.
-    from replify_plugins import iid_experts
+    from replify_plugins.learners import iid_experts
 
     old, iid_experts.CHUNK_ROWS = iid_experts.CHUNK_ROWS, 17
     try:

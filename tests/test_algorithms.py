@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import replify
-from replify import blocks
-from replify.actions import Box, Finite, L1Ball, Simplex
+from replify.components import blocks
+from replify.components.actions import Box, Finite, L1Ball, Simplex
 from replify.errors import BlockSizeWarning, InvalidArgumentError
 
 T, N = 6000, 4
@@ -39,7 +39,7 @@ def step_all(learner, costs):
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_run_is_bit_identical_to_stepping(name, monkeypatch):
     monkeypatch.setattr(blocks, "CHUNK_ROWS", 1000)  # cross chunk boundaries
-    from replify_plugins import iid_experts
+    from replify_plugins.learners import iid_experts
 
     monkeypatch.setattr(iid_experts, "CHUNK_ROWS", 1000)
     c = costs_for(name)
@@ -95,7 +95,7 @@ def test_fllb_parameters_match_the_theorem(T_, n, rho):
     assert params.eps == pytest.approx(1 / math.sqrt(round(B) * T_), rel=1e-12)
     assert params.regret_bound == pytest.approx(2.0 * (round(B) * params.eps * T_ + 1 / params.eps), rel=1e-12)
     k = -(-T_ // round(B)) - 1
-    # the proof's bound, tightened (replify.certificates): eps * E||Delta_t||_1 <= eps sqrt(2 n t) per transition
+    # the proof's bound, tightened (replify.guarantees.certificates): eps * E||Delta_t||_1 <= eps sqrt(2 n t) per transition
     tight = params.eps * sum(math.sqrt(2 * n * j * round(B)) for j in range(1, k + 1))
     assert params.replicability_bound == pytest.approx(tight, rel=1e-9)
     assert params.replicability_bound <= (rho / (2 * T_) + params.eps * p * math.sqrt(n * T_)) * k

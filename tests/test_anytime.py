@@ -7,7 +7,7 @@ import pytest
 import replify
 from replify.anytime import epoch_rho
 from replify.errors import InvalidArgumentError
-from replify.stats import binomial_upper_tail
+from replify.evaluation.stats import binomial_upper_tail
 
 
 def test_the_budget_split_sums_to_rho():

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import replify
-from replify import engine
+from replify.engine import limits as engine  # the engine's sizes, which tests shrink
 from replify.errors import ActionError, CostError, LearnerProtocolError
 from replify.randomness import DATA, INTERNAL, child, seed_sequence
 
@@ -224,7 +224,7 @@ def test_blocked_bandit_fixes_each_blocks_arms_by_r_and_its_leader():
 
 
 def test_blocked_bandit_defaults_follow_their_formula():
-    from replify_plugins.blocked_bandit import defaults
+    from replify_plugins.bandits.blocked_bandit import defaults
 
     b, g, e = defaults(horizon=10**5, n=10, rho=0.1)
     assert b == round((10**6) ** (2 / 3) * 10 ** (1 / 3))

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 import replify
-from replify_plugins.ftpl import FTPL
-from replify_plugins.hedge import Hedge
+from replify_plugins.learners.ftpl import FTPL
+from replify_plugins.learners.hedge import Hedge
 
 
 @pytest.mark.parametrize("name", ["hedge", "ftpl"])

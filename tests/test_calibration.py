@@ -96,7 +96,7 @@ def test_the_frontier_figure(calibration, tmp_path):
 
 
 def test_an_iid_learner_is_held_to_the_iid_part_of_the_suite():
-    from replify.calibration import _suite
+    from replify.experiments.candidates import _suite
 
     iid = _suite(10, 100, 1000, iid=True)
     full = _suite(10, 100, 1000)

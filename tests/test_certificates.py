@@ -1,5 +1,5 @@
 """Every certificate replify prints, against the worst internal learner and adversary we know for
-its proof (replify.audit): the claim must not be refuted.
+its proof (replify.experiments.audit): the claim must not be refuted.
 
 Statistics: each audit's failures are Binomial(pairs, p) with p <= bound if the certificate holds.
 A check fails when P(Bin(pairs, bound) >= failures) < 1e-6, so a true certificate fails a check
@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 
 import replify
-from replify.audit import CASES, HistoryHash, audit_certificates
+from replify.experiments.audit import CASES, HistoryHash, audit_certificates
 from replify.errors import InvalidArgumentError
-from replify.stats import binomial_upper_tail
-from replify.theory import framework_params
+from replify.evaluation.stats import binomial_upper_tail
+from replify.guarantees.theory import framework_params
 
 ALPHA = 1e-6
 

@@ -14,8 +14,8 @@ from scipy import stats as sps
 
 import replify
 from replify.errors import ArgumentTypeError, InvalidArgumentError, ReplicabilityWarning
-from replify.sequential import BetaBinomialCS, batches, holm
-from replify.stats import binomial_upper_tail, clopper_pearson
+from replify.evaluation.sequential import BetaBinomialCS, batches, holm
+from replify.evaluation.stats import binomial_upper_tail, clopper_pearson
 
 
 # -- the anytime certificate ---------------------------------------------------------------------
@@ -308,7 +308,7 @@ def test_the_sequential_helpers_check_their_arguments(call, message):
 
 def test_an_audit_cannot_be_refuted_at_a_level_outside_zero_one():
     # refuted(alpha=2) said True for any certificate, refuted(alpha=0) False for any: both refused now
-    from replify.audit import audit_certificates
+    from replify.experiments.audit import audit_certificates
 
     a = audit_certificates(["fllb"], n=2, horizon=200, rho=0.1, block_size=20, pairs=4)[0]
     for alpha in (0.0, 2.0):

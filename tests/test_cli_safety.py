@@ -18,7 +18,7 @@ def no_work(monkeypatch):
 
     for name in ("evaluate", "sweep", "calibrate", "stress"):
         monkeypatch.setattr(replify, name, refuse)
-    monkeypatch.setattr(replify.sweeps, "_run_row", refuse)
+    monkeypatch.setattr(replify.experiments.sweeps, "_run_row", refuse)
 
 
 def refused(capsys, argv, *fragments):
@@ -101,7 +101,7 @@ KW = dict(learners=["hedge"], adversaries=["iid-bernoulli", "ties"], horizons=[1
 ])
 def test_a_sweep_refuses_adversary_params_it_would_ignore_before_any_row(params, message, no_work):
     with pytest.raises(replify.errors.InvalidArgumentError, match=message):
-        replify.sweeps.sweep(**KW, adversary_params=params)
+        replify.experiments.sweeps.sweep(**KW, adversary_params=params)
 
 
 def test_a_sweep_refuses_a_negative_seed_as_evaluate_does():

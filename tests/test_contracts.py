@@ -245,7 +245,7 @@ def test_run_returning_floats_is_named_as_such():
 def test_finite_action_sets_compute_their_diameter_without_all_pairs():
     import time
 
-    from replify.actions import EXACT_DIAMETER_DIM, Finite, l1_diameter
+    from replify.components.actions import EXACT_DIAMETER_DIM, Finite, l1_diameter
 
     rng = np.random.default_rng(0)
     for k, dim in ((40, 1), (60, 4), (80, EXACT_DIAMETER_DIM)):

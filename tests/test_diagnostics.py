@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 import replify
-from replify.audit import HistoryHash
+from replify.experiments.audit import HistoryHash
 from replify.randomness import DATA, INTERNAL, child, seed_sequence
-from replify.stats import binomial_upper_tail
+from replify.evaluation.stats import binomial_upper_tail
 
 SPREAD = {"means": np.linspace(0.3, 0.7, 10)}
 
@@ -55,7 +55,7 @@ def test_the_max_step_interval_covers_at_its_level():
     # coverage >= 0.95 the number of misses is Binomial(60, <= 0.05), and P(>= 9 misses) < 2e-3.
     T, B, pairs = 400, 100, 40
 
-    class Coin(replify.blocks.BlockLearner):  # a block learner that parts in block 2 w.p. exactly 1/4
+    class Coin(replify.components.blocks.BlockLearner):  # a block learner that parts in block 2 w.p. exactly 1/4
         def __init__(self, *, n, horizon, rng):
             super().__init__(n=n, horizon=horizon, block_size=B, domain=replify.checks.CostDomain(low=-1.0, high=1.0))
             self._action = 0
@@ -142,7 +142,7 @@ def test_split_commit_is_certified_and_learns_where_constant_does_not():
 
 
 def test_learning_gain_is_none_for_olo():
-    from replify.actions import Box
+    from replify.components.actions import Box
 
     report = replify.evaluate("fllb", "iid-bernoulli", n=3, horizon=300, pairs=3, seed=0, rho=0.1, actions=Box(3),
                               block_size=100, adversary_params={"scale": 1 / 3})
@@ -151,7 +151,7 @@ def test_learning_gain_is_none_for_olo():
 
 
 def test_step_counts_beyond_the_memory_cap_are_reported_as_absent(monkeypatch):
-    from replify import engine
+    from replify.engine import limits as engine  # the engine's sizes, which tests shrink
 
     monkeypatch.setattr(engine, "MAX_SEGMENTS", 50)
     report = replify.evaluate("hedge", "iid-bernoulli", n=3, horizon=100, pairs=4, seed=0)

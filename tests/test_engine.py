@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 import replify
-from replify import engine
-from replify.actions import Box
-from replify.blocks import BlockLearner
+from replify.engine import limits as engine  # the engine's sizes, which tests shrink
+from replify.components.actions import Box
+from replify.components.blocks import BlockLearner
 from replify.checks import CostDomain
 from replify.randomness import DATA, INTERNAL, child, seed_sequence
 
@@ -249,7 +249,7 @@ def test_iid_experts_segment_path_equals_the_per_step_path_on_the_same_costs(thr
     # disagreement must be equal. Threshold 1e9: blocks summed whole; 120: summed up to near the
     # threshold, then steps (MIN_SUMMED lowered so that both happen at this T), the fallback firing
     # in most lanes near t = 800; 40: it fires early (t ~ 200) and FTPL runs step by step after it.
-    from replify_plugins import iid_experts
+    from replify_plugins.learners import iid_experts
 
     monkeypatch.setattr(iid_experts, "MIN_SUMMED", 16)
     monkeypatch.setattr(iid_experts, "CHUNK_ROWS", 97)

@@ -6,7 +6,7 @@ import pytest
 import replify
 from replify.errors import InvalidArgumentError
 from replify.randomness import DATA, child, seed_sequence
-from replify.stats import binomial_upper_tail, clopper_pearson, t_interval
+from replify.evaluation.stats import binomial_upper_tail, clopper_pearson, t_interval
 
 
 def test_wrapped_hedge_is_replicable_where_hedge_is_not():

@@ -147,7 +147,7 @@ def test_a_torn_tail_is_repaired_in_the_linked_file_and_the_link_stays(tmp_path)
 def test_a_lock_removed_by_its_holder_is_taken_afresh(tmp_path, monkeypatch):
     # a sweep that opened the lock file just before its holder removed it must not count that
     # file's lock as the results file's: it opens the file now at the path
-    from replify import sweeps
+    from replify.experiments import results as sweeps  # the results file and its lock
 
     path = tmp_path / "s.jsonl"
     lock = tmp_path / "s.jsonl.lock"
@@ -167,7 +167,7 @@ def test_a_lock_removed_by_its_holder_is_taken_afresh(tmp_path, monkeypatch):
 # -- rows read back are checked before they are reused as measured --------------------------------
 
 def _rewrite_first_row(path, change, *, redigest):
-    from replify.sweeps import row_digest
+    from replify.experiments.results import row_digest
 
     lines = path.read_text().splitlines(keepends=True)
     row = json.loads(lines[0])
@@ -202,7 +202,7 @@ def test_a_row_that_fails_its_checks_is_set_aside_and_measured_again(tmp_path, c
 
 
 def test_rows_carry_their_digest_and_an_intact_file_is_reused_silently(tmp_path):
-    from replify.sweeps import row_digest
+    from replify.experiments.results import row_digest
 
     path = tmp_path / "s.jsonl"
     first = replify.sweep(**SMALL, path=path)

@@ -2,9 +2,9 @@ import numpy as np
 import pytest
 
 import replify
-from replify import blocks
+from replify.components import blocks
 from replify.errors import BlockSizeWarning
-from replify.grid import grid_point
+from replify.components.grid import grid_point
 
 from conftest import RandomHedge
 

@@ -4,7 +4,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from replify.grid import grid_point
+from replify.components.grid import grid_point
 
 coords = st.floats(min_value=-1e9, max_value=1e9, allow_nan=False, allow_infinity=False)
 epss = st.floats(min_value=1e-9, max_value=10.0)

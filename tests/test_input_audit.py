@@ -8,8 +8,9 @@ import pytest
 from typeguard import suppress_type_checks
 
 import replify
-from replify import stats, testing
-from replify.bandits import BanditLearner, is_bandit
+from replify import testing
+from replify.evaluation import stats
+from replify.components.bandits import BanditLearner, is_bandit
 from replify.checks import CostDomain, check_learner
 from replify.errors import (
     ActionError,
@@ -19,7 +20,7 @@ from replify.errors import (
     LearnerProtocolError,
     UnknownNameError,
 )
-from replify.stress import Candidate, StressResult
+from replify.experiments.stress import Candidate, StressResult
 
 from conftest import RandomHedge
 

@@ -44,7 +44,7 @@ def test_sweep_stress_and_calibrate_report_progress():
 
 
 def test_demos_report_progress():
-    from replify.lower_bounds import lazy_leader_demo
+    from replify.experiments.lower_bounds import lazy_leader_demo
 
     seen = []
     lazy_leader_demo(quick=True, progress=lambda d, t: seen.append((d, t)))

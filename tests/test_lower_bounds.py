@@ -10,7 +10,7 @@ import pytest
 
 import replify
 from replify.errors import InvalidArgumentError
-from replify.lower_bounds import coin_reduction, lazy_leader_demo, majority_decoder
+from replify.experiments.lower_bounds import coin_reduction, lazy_leader_demo, majority_decoder
 
 
 def hoeffding(k, outcomes=1, false_alarm=1e-6):
@@ -118,8 +118,8 @@ def test_coin_reduction_checks_its_arguments():
 
 
 def test_coin_demo_is_a_frontier_with_both_reference_rows():
-    from replify.lower_bounds import coin_demo
-    from replify.stats import binomial_upper_tail
+    from replify.experiments.lower_bounds import coin_demo
+    from replify.evaluation.stats import binomial_upper_tail
 
     demo = coin_demo(quick=True, seed=0)
     rows = {(r["algorithm"], r["certified rho"]): r for r in demo.rows}
@@ -142,8 +142,8 @@ def test_coin_demo_is_a_frontier_with_both_reference_rows():
 
 
 def test_bandit_coin_demo_shows_the_replicable_learners_beside_the_references():
-    from replify.lower_bounds import bandit_coin_demo
-    from replify.stats import binomial_upper_tail
+    from replify.experiments.lower_bounds import bandit_coin_demo
+    from replify.evaluation.stats import binomial_upper_tail
 
     demo = bandit_coin_demo(quick=True, seed=0)
     rows = {(r["algorithm"], r["width_scale"]): r for r in demo.rows}
@@ -163,7 +163,7 @@ def test_bandit_coin_demo_shows_the_replicable_learners_beside_the_references():
 
 
 def test_phases_and_lazy_leader_demos_show_the_reference_rows():
-    from replify.lower_bounds import phases_demo
+    from replify.experiments.lower_bounds import phases_demo
 
     rows = phases_demo(quick=True, seed=0).rows
     assert all({"constant regret", "hedge regret", "hedge rho_hat"} <= set(r) for r in rows)

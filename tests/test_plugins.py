@@ -6,7 +6,7 @@ from pluggy import PluginValidationError
 
 import replify
 from replify.errors import DuplicateNameError, ReplifyError, PluginLoadError, PluginLoadWarning, UnknownNameError
-from replify.plugins import BLOCK_ENV, STRICT_ENV, Registry
+from replify.plugins.registry import BLOCK_ENV, STRICT_ENV, Registry
 
 from conftest import RandomHedge
 
@@ -162,7 +162,7 @@ def test_register_rejects_what_is_not_a_spec():
 
 def test_builtins_are_registered_through_the_entry_point_group():
     names = {ep.name: ep.value for ep in md.entry_points(group="replify")}
-    assert names["hedge"] == "replify_plugins.hedge"
+    assert names["hedge"] == "replify_plugins.learners.hedge"
     assert {"hedge", "ftpl"} <= set(replify.learners())
     assert {"iid-bernoulli", "point-mass"} <= set(replify.adversaries())
     replify.check_pending()
@@ -186,8 +186,8 @@ def test_learner_spec_validates_its_fields(kw, match):
 
 
 def test_plugin_docs_example_is_valid_python():
-    # The snippet in replify.plugins' docstring, as a plugin module.
-    source = textwrap.dedent(replify.plugins.__doc__.split("::")[1].split("Environment")[0])
+    # The snippet in replify.plugins.registry's docstring, as a plugin module.
+    source = textwrap.dedent(replify.plugins.registry.__doc__.split("::")[1].split("Environment")[0])
     namespace = {"MyLearner": RandomHedge}
     exec(compile(source, "<plugins docstring>", "exec"), namespace)
     reg = Registry(entry_points=())

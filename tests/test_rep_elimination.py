@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import replify
-from replify.stats import binomial_upper_tail
-from replify_plugins.rep_elimination import RepElimination, parameters, phase_pulls, replicability_bound
+from replify.evaluation.stats import binomial_upper_tail
+from replify_plugins.bandits.rep_elimination import RepElimination, parameters, phase_pulls, replicability_bound
 
 
 def test_the_schedule_doubles_and_leaves_room_for_a_decision():
@@ -153,7 +153,7 @@ def test_stress_does_not_refute_the_certified_grid_on_any_family():
 def test_a_phase_runs_as_several_batches_and_plays_as_stepping_does(monkeypatch):
     # batches are capped (a phase at T = 1e9 is never materialised): with a cap of 7 arms, the
     # learner plays by batches what it plays by steps, decisions and sums included
-    import replify_plugins.rep_elimination as mod
+    import replify_plugins.bandits.rep_elimination as mod
 
     monkeypatch.setattr(mod, "MAX_BATCH", 7)
     rng = np.random.default_rng(5)

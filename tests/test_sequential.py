@@ -1,4 +1,4 @@
-"""The sequential test (replify.sequential; evaluate(sequential=True)): anytime-valid, and fast
+"""The sequential test (replify.evaluation.sequential; evaluate(sequential=True)): anytime-valid, and fast
 when the answer is clear."""
 
 import math
@@ -8,8 +8,8 @@ import pytest
 
 import replify
 from replify.errors import InvalidArgumentError
-from replify.sequential import BetaBinomialCS, batches
-from replify.stats import binomial_upper_tail
+from replify.evaluation.sequential import BetaBinomialCS, batches
+from replify.evaluation.stats import binomial_upper_tail
 
 
 def test_the_interval_is_the_set_where_the_mixture_martingale_is_below_one_over_alpha():
@@ -91,7 +91,7 @@ def test_cli_decides_sequentially():
 
 
 def test_holm_controls_the_family_and_steps_down():
-    from replify.sequential import holm
+    from replify.evaluation.sequential import holm
 
     # m = 4, alpha = 0.05: thresholds 0.0125, 0.0167, 0.025, 0.05 in order of p
     assert holm([0.01, 0.04, 0.03, 0.2], ["below", "above", "below", "below"], 0.05) == \

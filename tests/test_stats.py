@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from replify.stats import clopper_pearson, t_interval, t_quantile
+from replify.evaluation.stats import clopper_pearson, t_interval, t_quantile
 
 
 @pytest.mark.parametrize("k,n", [(0, 1), (1, 1), (0, 10), (3, 10), (10, 10), (0, 200), (7, 200), (199, 200), (123, 5000)])

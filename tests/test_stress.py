@@ -9,7 +9,7 @@ import pytest
 
 import replify
 from replify.errors import InvalidArgumentError
-from replify.stats import binomial_upper_tail
+from replify.evaluation.stats import binomial_upper_tail
 
 
 @pytest.mark.parametrize("name,params,expected", [

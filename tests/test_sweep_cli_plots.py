@@ -8,7 +8,7 @@ import warnings
 import pytest
 
 import replify
-from replify import sweeps as sweep_module
+from replify.experiments import sweeps as sweep_module
 
 GRID = dict(
     learners=["ftplb-star", "ftpl"], adversaries=["iid-bernoulli"], horizons=[500, 2000], ns=[3],

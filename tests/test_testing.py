@@ -89,7 +89,7 @@ def test_the_pytest_plugin_gives_users_a_fixture(tmp_path):
 def test_the_segment_check_catches_a_learner_whose_segments_lie():
     # iid-experts whose advance forgets to open the next block: by segments it keeps expert 1,
     # by steps it moves on; with a small K_constant the per-step branch runs too.
-    from replify_plugins.iid_experts import IidExperts
+    from replify_plugins.learners.iid_experts import IidExperts
 
     class Forgetful(IidExperts):
         def advance(self, total, steps):

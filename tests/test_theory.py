@@ -4,15 +4,15 @@ import pytest
 
 import replify
 from replify.errors import BlockSizeWarning
-from replify.certificates import radius_l1, sqrt_sum
-from replify.theory import concentration_radius, framework_params
+from replify.guarantees.certificates import radius_l1, sqrt_sum
+from replify.guarantees.theory import concentration_radius, framework_params
 
 CASES = [(10**6, 10, 0.1), (10**7, 2, 0.05), (5 * 10**7, 64, 0.2), (2 * 10**6, 1000, 0.01), (10**11, 2, 0.5), (10**12, 10, 0.1)]
 
 
 def paper_B_eps(T, n, rho, norm):
     """The theorems' formulas with the corrected radius (DESIGN.md sec. 5 errata; derivation in
-    docs/certificates.md), written out independently of replify.theory: McDiarmid over the 2t
+    docs/certificates.md), written out independently of replify.guarantees.theory: McDiarmid over the 2t
     vectors with bounded differences 2 (l1-bounded costs) or 2n (costs in [-1,1]^n), the mean
     bounded by sqrt(2nt) or n sqrt(2t), tail gamma = rho/(4T)."""
     L = math.log(4 * T / rho)

@@ -77,7 +77,7 @@ def test_stress_and_the_coin_reduction_take_a_learner_class():
     assert found.learner == "TunedHedge" and found.pairs_used <= 64
     # A greedy leader on ties parts its runs; 64 pairs: the worst candidate's rate is high.
     assert found.worst.rho_hat > 0.3
-    from replify.lower_bounds import coin_reduction
+    from replify.experiments.lower_bounds import coin_reduction
 
     coin = coin_reduction(TunedHedge, horizon=400, pairs=4, seed=0, K=4)
     assert coin.trials == 8
@@ -120,7 +120,7 @@ def test_sweep_refuses_two_learners_under_one_label():
 
 
 def test_the_factory_build_is_the_pairs_learner():
-    from replify.factory import learner_builder
+    from replify.plugins.factory import learner_builder
 
     build, label, spec = learner_builder(TunedHedge, n=3, horizon=10, overrides={"eta": 0.25})
     learner = build(child(seed_sequence(0), INTERNAL, 0))
@@ -154,7 +154,7 @@ class MixedHedgeRun(MixedHedge):
 
 @pytest.mark.parametrize("cls", [MixedHedge, MixedHedgeRun])
 def test_a_mixed_strategy_is_sampled_from_the_pairs_stream_and_pays_its_expected_cost(cls):
-    from replify.engine import step_costs  # noqa: F401 - the engine's accounting is what is checked
+    from replify.engine.outcomes import step_costs  # noqa: F401 - the engine's accounting is what is checked
     from replify.randomness import DATA, MIXED
 
     n, T = 3, 400

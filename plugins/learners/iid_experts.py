@@ -1,0 +1,307 @@
+"""Follow the Perturbed Leader with varying Noise and Block Lengths: the iid-replicable experts
+algorithm (paper §6, Alg. ``vnilla_replicability_experts``; ``thm:vanilla_replicability_experts``).
+
+    α = sqrt(ln(8n·lnlnT/ρ)),  γ = ρ/(8·lnlnT),  K = C·(1/ρ)(lnlnT)²·ln(n·lnlnT/ρ)·sqrt(T), C = 1000
+    for blocks i = 1, 2, …  (length L_i = T^{1 − 2^{−i}}, the last one clipped to T):
+        i = 1:  play expert 1 (index 0)
+        i ≥ 2:  ε_i = γ/(2α·sqrt(t)), t the steps so far; fresh X_a ~ Geo(ε_i);
+                play argmin_a c_{1:t}(a) − X_a for the whole block
+        after every step: if the running regret ≥ K − 2·sqrt(T ln n), switch for good to FTPL
+        with Geo(sqrt(ln n/T)) noise for the remaining steps.
+
+Two deliberate readings (DESIGN.md §5): ε_i = γ/(2α√t) is the proof's value (the pseudocode's
+γ/(2αt) is a typo); and FTPL after the switch restarts on the remaining steps — the proof adds
+FTPL's 2·sqrt(T ln n) regret on those steps to the K − 2·sqrt(T ln n) accrued before, which is
+FTPL's guarantee for a fresh run. The constant C is the parameter ``K_constant``: at practical T
+the paper's 1000 makes the fallback unreachable. Worst-case regret ≤ K; iid ρ-replicable.
+
+The evaluation engine runs it on block sums wherever the fallback check cannot fire
+(:meth:`IidExperts.next_segment`): T = 10⁹ costs a handful of draws per run.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import attrs
+import numpy as np
+
+import replify
+from replify.checks import CostDomain, check_int, check_next_step, check_positive, check_remaining, check_rho
+from replify.errors import InvalidArgumentError, ReplicabilityWarning, warn
+from replify.components.blocks import CHUNK_ROWS
+from replify.components.cumulative import running_sums
+from replify.components.describe import Described
+
+ALGORITHM, THEOREM = "vnilla_replicability_experts", "thm:vanilla_replicability_experts"
+DOMAIN = CostDomain(low=0.0, high=1.0)
+MIN_HORIZON = 16  # ln ln T >= 1 from here on; below it α, γ and K lose their meaning
+#: Fewest steps worth a block-sum draw near the fallback threshold; fewer are drawn step by step.
+MIN_SUMMED = 1024
+
+
+def block_lengths(horizon: int) -> tuple[int, ...]:
+    """L_i = T^{1 − 2^{−i}} rounded to an integer (at least 1), the last clipped so they sum to T."""
+    lengths: list[int] = []
+    total, i = 0, 1
+    while total < horizon:
+        length = min(max(1, round(horizon ** (1.0 - 2.0**-i))), horizon - total)
+        lengths.append(length)
+        total += length
+        i += 1
+    return tuple(lengths)
+
+
+@attrs.frozen(kw_only=True)
+class IidExpertsParams:
+    """The parameters of Alg. ``vnilla_replicability_experts`` for (T, n, ρ): block lengths
+    and ends, the noise ε_i of every block from the second on, α, γ, K, and the fallback."""
+
+    algorithm: str
+    theorem: str
+    horizon: int
+    n: int
+    rho: float
+    loglog: float
+    alpha: float
+    gamma: float
+    K_constant: float
+    K: float
+    fallback_threshold: float
+    fallback_eps: float
+    block_lengths: tuple[int, ...]
+    block_ends: tuple[int, ...]
+    eps_schedule: tuple[float, ...]
+    regret_bound: float
+    regret_bound_formula: str
+    certified: bool  # the theorem's iid rho holds: its proof needs the paper's constant C >= 1000
+    noise_scale: float = 1.0  # ε_i is multiplied by this (1: the proof's value)
+    calibration: str | None = None  # set by replify.calibrate: what the parameters were calibrated on
+
+    def to_dict(self) -> dict[str, Any]:
+        d = attrs.asdict(self, recurse=False)
+        return d | {k: list(d[k]) for k in ("block_lengths", "block_ends", "eps_schedule")}
+
+
+def parameters(
+    *, horizon: int, n: int, rho: float, K_constant: float = 1000.0, noise_scale: float = 1.0
+) -> IidExpertsParams:
+    """The algorithm's parameters; ``noise_scale`` multiplies every ε_i (the proof's value is 1:
+    a larger one means less noise, more learning and, beyond 1, no certificate)."""
+    horizon, n, rho = check_int("horizon", horizon, minimum=1), check_int("n", n, minimum=2), check_rho(rho)
+    if horizon < MIN_HORIZON:
+        raise InvalidArgumentError(
+            f"horizon must be >= {MIN_HORIZON} for iid-experts (its parameters use ln ln T, which must be >= 1); got {horizon}"
+        )
+    c = check_positive("K_constant", K_constant)
+    scale = check_positive("noise_scale", noise_scale)
+    ll = math.log(math.log(horizon))
+    alpha = math.sqrt(math.log(8.0 * n * ll / rho))
+    gamma = rho / (8.0 * ll)
+    K = c * (1.0 / rho) * ll**2 * math.log(n * ll / rho) * math.sqrt(horizon)
+    lengths = block_lengths(horizon)
+    ends = tuple(int(e) for e in np.cumsum(lengths))
+    return IidExpertsParams(
+        algorithm=ALGORITHM, theorem=THEOREM, horizon=horizon, n=n, rho=rho, loglog=ll, alpha=alpha, gamma=gamma,
+        K_constant=c, K=K, fallback_threshold=K - 2.0 * math.sqrt(horizon * math.log(n)),
+        fallback_eps=math.sqrt(math.log(n) / horizon), block_lengths=lengths, block_ends=ends,
+        eps_schedule=tuple(min(1.0, scale * gamma / (2.0 * alpha * math.sqrt(t))) for t in ends[:-1]),
+        regret_bound=K, regret_bound_formula="K = C/rho * (lnln T)^2 * ln(n lnln T/rho) * sqrt(T)",
+        certified=_certified(c, rho) and _unscaled(scale, rho), noise_scale=scale,
+    )
+
+
+def _certified(K_constant: float, rho: float) -> bool:
+    """The theorem's proof charges the fallback with the paper's C = 1000; a smaller C can make the
+    two runs fall back at different steps, and its ρ is then not certified."""
+    if K_constant >= 1000.0:
+        return True
+    warn(
+        f"iid-experts: K_constant={K_constant:g} is below the paper's 1000, which the proof of "
+        f"{THEOREM} uses; the iid rho={rho:g} is not certified (params.certified is False)",
+        ReplicabilityWarning,
+    )
+    return False
+
+
+def _unscaled(scale: float, rho: float) -> bool:
+    """The proof's ε_i (noise_scale 1) or more noise keep the certificate; less noise loses it."""
+    if scale <= 1.0:
+        return True
+    warn(f"iid-experts: noise_scale={scale:g} shrinks the proof's noise; the iid rho={rho:g} is not certified "
+         "(params.certified is False)", ReplicabilityWarning)
+    return False
+
+
+def regret_bound(*, horizon: int, n: int, rho: float, K_constant: float = 1000.0, noise_scale: float = 1.0) -> float:
+    """K: the algorithm's worst-case regret (``thm:vanilla_replicability_experts``). The fallback
+    to FTPL once the running regret reaches K − 2√(T ln n) caps the regret at K whatever the
+    noise, so ``noise_scale`` (which moves the replicability certificate) leaves K as it is."""
+    return parameters(horizon=horizon, n=n, rho=rho, K_constant=K_constant).K
+
+
+class IidExperts(Described):
+    """Alg. ``vnilla_replicability_experts``; see the module docstring."""
+
+    problem = "experts"
+
+    def __init__(
+        self, *, n: int, horizon: int, rng: np.random.Generator, rho: float, K_constant: float = 1000.0,
+        noise_scale: float = 1.0,
+    ) -> None:
+        self.params = parameters(horizon=horizon, n=n, rho=rho, K_constant=K_constant, noise_scale=noise_scale)
+        self.n, self.horizon = self.params.n, self.params.horizon
+        self._rng = rng
+        self._t = 0
+        self._cum = np.zeros(self.n)
+        self._paid = 0.0  # Σ_t c_t(a_t): the running regret is _paid − min_a _cum[a]
+        self._block = 0  # index of the current block (block i = _block + 1 in the paper)
+        self._action = 0  # block 1 plays expert 1
+        self.noise: np.ndarray | None = None  # X^{(i)} of the current block
+        self.switched_at: int | None = None  # the step after which FTPL took over, if it did
+        self._anchor = np.zeros(self.n)  # c_{1:switch}: FTPL restarts from there
+        self.ftpl_noise: np.ndarray | None = None  # FTPL's Geo(sqrt(ln n / T)) noise, after the switch
+
+    @property
+    def t(self) -> int:
+        return self._t
+
+    @property
+    def block_size(self) -> int:
+        """The length of the current block (1 once FTPL has taken over)."""
+        return 1 if self.switched_at is not None else self.params.block_lengths[self._block]
+
+    @property
+    def eps(self) -> float | None:
+        """The noise parameter in force: ε_i of the current block (None in block 1, which plays
+        expert 1), or FTPL's after the switch."""
+        if self.switched_at is not None:
+            return self.params.fallback_eps
+        return None if self._block == 0 else self.params.eps_schedule[self._block - 1]
+
+    def act(self) -> int:
+        return self._action
+
+    def _new_block(self) -> None:
+        self._block += 1
+        self.noise = self._rng.geometric(self.eps, size=self.n).astype(np.float64)
+        self._action = int(np.argmin(self._cum - self.noise))
+
+    def _switch(self) -> None:
+        self.switched_at = self._t
+        self._anchor = self._cum.copy()
+        self.ftpl_noise = self._rng.geometric(self.params.fallback_eps, size=self.n).astype(np.float64)
+        self._action = self._ftpl_action(self._cum)
+
+    def _ftpl_action(self, cum: np.ndarray) -> int:
+        return int(np.argmin((cum - self._anchor) - self.ftpl_noise))
+
+    def update(self, cost: Any) -> None:
+        check_next_step(self._t, self.horizon)
+        c = DOMAIN.check(cost, n=self.n, step=self._t + 1)
+        self._paid += c[self._action]
+        self._cum += c
+        self._t += 1
+        if self._t >= self.horizon:
+            return
+        if self.switched_at is not None:
+            self._action = self._ftpl_action(self._cum)
+        elif self._paid - self._cum.min() >= self.params.fallback_threshold:
+            self._switch()
+        elif self._t == self.params.block_ends[self._block]:
+            self._new_block()
+
+    # -- the engine's segment protocol (replify.engine): block sums wherever the check cannot fire
+    def next_segment(self) -> tuple[int, bool]:
+        """The steps the engine should draw next, and whether their sum is all this learner needs.
+
+        The action is constant on a block, and the fallback check is the only thing that looks at
+        single steps. The running regret grows by at most 1 a step (costs lie in [0, 1]: what is
+        paid grows by at most 1, the best expert's total never falls), so from a running regret r
+        no check can fire in the next ⌈threshold − r⌉ − 1 steps: those are summed (the whole rest
+        of the block, at practical thresholds); only closer to the threshold, and after the switch
+        to FTPL, are single steps drawn (chunks of at most ``CHUNK_ROWS``, played by :meth:`run`)."""
+        left = self.horizon - self._t
+        if left <= 0:
+            check_next_step(self._t, self.horizon)  # raises
+        if self.switched_at is not None:
+            return min(left, CHUNK_ROWS), False
+        block_left = self.params.block_ends[self._block] - self._t
+        room = self.params.fallback_threshold - (self._paid - self._cum.min())
+        free = math.ceil(room) - 1 if math.isfinite(room) else block_left
+        if free >= block_left:
+            return block_left, True
+        if free >= MIN_SUMMED:
+            return free, True
+        return min(block_left, CHUNK_ROWS), False
+
+    def advance(self, total: Any, steps: int) -> None:
+        """Play ``steps`` steps of a summed segment (as :meth:`next_segment` gave it) whose costs
+        add up to ``total``: pay ``total`` at the block's action, and open the next block at the
+        block's end. Equal in law to stepping, as the check cannot fire inside the segment."""
+        steps = check_int("steps", steps, minimum=1)
+        allowed, summed = self.next_segment()
+        if not summed or steps > allowed:
+            raise InvalidArgumentError(
+                f"advance(total, steps={steps}) at step {self._t}: the learner can take at most "
+                f"{allowed if summed else 0} summed steps here (next_segment() says so)"
+            )
+        total = np.asarray(total, dtype=np.float64)
+        if total.shape != (self.n,) or not np.isfinite(total).all():
+            raise InvalidArgumentError(f"advance: total must be {self.n} finite cost sums; got {total.tolist()}")
+        self._paid += float(total[self._action])
+        self._cum = self._cum + total
+        self._t += steps
+        if self._t < self.horizon and self._t == self.params.block_ends[self._block]:
+            self._new_block()
+
+    def run(self, costs: Any) -> np.ndarray:
+        """Actions ``(L,)`` on ``costs`` ``(L, n)``, bit-identical to stepping. Inside a block the
+        running regret of every step is computed at once and the first step that reaches the
+        threshold found with numpy; Python runs once per block (and once at the switch)."""
+        c = DOMAIN.check_matrix(costs, n=self.n, first_step=self._t + 1)
+        check_remaining(self._t, c.shape[0], self.horizon)
+        out = np.empty(c.shape[0], dtype=np.int64)
+        threshold = self.params.fallback_threshold
+        for start in range(0, c.shape[0], CHUNK_ROWS):
+            chunk = c[start : start + CHUNK_ROWS]
+            t0, m = self._t, chunk.shape[0]
+            cums = running_sums(self._cum, chunk)
+            pos = 0
+            while pos < m:
+                if self.switched_at is not None:  # FTPL: one argmin over the rest of the chunk
+                    acts = np.argmin((cums[pos:m] - self._anchor) - self.ftpl_noise, axis=1)
+                    out[start + pos : start + m] = acts
+                    self._paid = running_sums(np.array([self._paid]), chunk[np.arange(pos, m), acts][:, None])[-1, 0]
+                    if t0 + m < self.horizon:
+                        self._action = self._ftpl_action(cums[m])
+                    break
+                end = min(m, self.params.block_ends[self._block] - t0)  # chunk rows of this block
+                a = self._action
+                paid = running_sums(np.array([self._paid]), chunk[pos:end, a][:, None])[1:, 0]
+                steps = t0 + np.arange(pos + 1, end + 1)
+                hit = np.flatnonzero((paid - cums[pos + 1 : end + 1].min(axis=1) >= threshold) & (steps < self.horizon))
+                stop = end if hit.size == 0 else pos + int(hit[0]) + 1
+                out[start + pos : start + stop] = a
+                self._paid = paid[stop - pos - 1]
+                self._t, self._cum = t0 + stop, cums[stop].copy()
+                pos = stop
+                if hit.size:
+                    self._switch()
+                elif self._t == self.params.block_ends[self._block] and self._t < self.horizon:
+                    self._new_block()
+            self._t, self._cum = t0 + m, cums[m].copy()
+        return out
+
+
+@replify.hookimpl
+def register_learners(register):
+    register(
+        replify.LearnerSpec(
+            "iid-experts", IidExperts, "experts",
+            norm="linf", cost_range=(0.0, 1.0), guarantee="iid",
+            parameters=parameters, regret_bound=regret_bound, test_params={"rho": 0.1},
+            description="FTPL with varying noise and block lengths (Alg. vnilla_replicability_experts), iid rho-replicable",
+        )
+    )

@@ -1,0 +1,13 @@
+"""The evaluation engine: runs the pairs, many at once, streaming over time (docs/evaluation.md).
+
+It knows pairs, draws and actions — nothing of claims (certified, calibrated, measured).
+``limits`` (memory budgets and sizes, read at call time so that tests may shrink them),
+``outcomes`` (what a group of pairs produced), ``lanes`` (the state of every lane of a group:
+cumulative costs, accounting, checkpoints), ``paths`` (the per-step, block-sum, segment and
+whole-sequence paths, and the bandit feed), ``run`` (:func:`simulate`, which picks a path), and
+``dispatch`` (the pairs split over local processes with joblib, or a Dask cluster).
+
+May import: the ground floor and ``replify.components``. Never the
+registry, the factory or ``replify.evaluation``: data flow one way, adversary → costs →
+learners → actions → outcomes.
+"""

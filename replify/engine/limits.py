@@ -1,0 +1,34 @@
+"""The engine's memory budgets and sizes. The engine reads them from this module at call time
+(``limits.MEMORY_BUDGET``), so a test may shrink them to cross chunk boundaries."""
+
+#: Bytes the engine may spend on one chunk's cost and cumulative-cost arrays. Peak memory is a
+#: small multiple of this (plus the learners), whatever the horizon and the number of pairs.
+MEMORY_BUDGET = 24 * 2**20
+
+#: Time bins of the agreement curve (the fraction of pairs whose two runs agree, over time).
+CURVE_BINS = 100
+
+#: Most segments whose disagreement counts are kept (int32 each: 128 MiB).
+MAX_SEGMENTS = 1 << 25
+
+#: Transitions at which the drift between the two draws is recorded (Report.concentration).
+DRIFT_SAMPLES = 32
+
+#: Most pairs run together in one group; more pairs run group after group. Small groups keep
+#: a chunk's arrays near the cache, and cost only one batched decision call per group.
+MAX_GROUP_PAIRS = 32
+
+
+
+#: Bytes of one lane's chunk on the block path: small enough to stay in cache between the draw
+#: and the one pass that folds it into block sums.
+LANE_CHUNK_BYTES = 256 * 2**10
+
+
+#: Bytes of a slice of a whole-sequence draw checked at once: its passes (extrema, whole numbers)
+#: run in cache.
+WHOLE_SLICE_BYTES = 1 * 2**20
+
+#: Bytes of one lane's chunk on the pair-by-pair path: the learner, the engine and numpy make a
+#: few temporaries of this size, small beside the one sequence a whole-sequence adversary draws.
+PAIR_CHUNK_BYTES = 2 * 2**20

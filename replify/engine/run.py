@@ -1,0 +1,168 @@
+"""The paired-run engine behind :func:`replify.evaluate` (paper §2; docs/evaluation.md).
+
+Pair k builds its learner twice from one seed (the two runs share R) and runs the copies on two
+independent draws of the adversary's costs. The engine runs many pairs at once as *lanes*
+(lanes 2k and 2k+1 are pair k's two runs), streaming over time in chunks so that memory stays
+bounded whatever the horizon:
+
+* **per-step path** — each lane's costs are drawn chunk by chunk from its own generator (so a
+  pair's results do not depend on which other pairs run with it, or where). For block
+  learners of one class, each lane's chunk is drawn into a cache-sized buffer and folded into
+  block sums at once (:func:`replify.components.blocks.fold_blocks`); the cost paid is a block's sum at
+  the block's action, the agreement is counted per block, and all lanes decide in one call at
+  each block boundary — no per-step array is ever made. Any other learner runs its own
+  ``run`` (or ``act``/``update``) lane by lane on a ``(lanes, rows, n)`` chunk.
+* **block-sum fast path** — block learners decide only at block boundaries, from cumulative
+  costs there, and pay a block's cost sum; when the adversary can draw the sum of a block's
+  costs directly (``sample_sums``), the engine draws block sums and never a per-step cost.
+  This is exact in law, not an approximation: regret and replicability have the same
+  distribution as on the per-step path (the draws differ, so single results differ).
+* **segment path** — a learner whose blocks are not a fixed grid, or that must look at single
+  steps only sometimes (``iid-experts``: blocks of lengths T^{1−2^{−i}}, and a fallback check
+  that can fire only near its threshold), says segment by segment what it needs:
+  ``next_segment() -> (steps, summed)``; a summed segment is one exact ``sample_sums`` draw and
+  one ``advance(total, steps)``, any other is drawn step by step and played by ``run``. Pairs
+  run one after the other, each lane alone, and the two runs are compared over the union of
+  their segment boundaries. Exact in law, as the block-sum path; on the same costs it gives the
+  per-step path's results exactly (tested).
+* **whole-sequence adversaries** — one with only ``sample(rng)`` runs one pair at a time: block
+  learners fold each lane's draw slice by slice (whole numbers summed with BLAS, exactly), other
+  learners are played lane by lane (the pair-by-pair path); a lane's draw is freed as soon as it
+  has been used, so peak memory is two sequences whatever the number of pairs.
+
+Every sum that a result depends on is accumulated sequentially, in time order, so the per-step
+path gives the same floats as stepping the learners one step at a time — except that when an
+adversary declares ``integer_costs`` (0/1 Bernoulli costs) the sums are taken with BLAS, which
+is exact, and so still identical, in any order.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any, Callable, Sequence
+
+import attrs
+import numpy as np
+
+from replify.checks import CostDomain, check_learner
+from replify.engine import limits
+from replify.engine.lanes import _Lanes, _block_class
+from replify.engine.outcomes import Outcomes
+from replify.engine.paths import _fast, _pair_by_pair, _per_step, _segment_learners
+from replify.errors import InvalidArgumentError, ReplifyWarning
+from replify.randomness import DATA, INTERNAL, MIXED, child
+
+
+def simulate(
+    build: Callable[[np.random.SeedSequence], Any],
+    seq: Any,
+    *,
+    n: int,
+    horizon: int,
+    root: np.random.SeedSequence,
+    pair_ids: Sequence[int],
+    fast_path: bool | None = None,
+    action_set: Any = None,
+    budget: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    domain: CostDomain | None = None,
+) -> Outcomes:
+    """Run the pairs ``pair_ids`` (their seeds are fixed children of ``root``) and return
+    their outcomes. ``fast_path``: None uses block sums when possible, False never, True
+    insists (and raises when it is not possible). ``progress(done, total)`` is called after each
+    group of pairs. ``domain`` is the cost domain the learner declares (block learners carry
+    their own): every drawn chunk is checked against it (chunk extrema, and row ℓ1 norms for
+    ℓ1 domains), and on the block-sum path every block sum against what such costs can sum to."""
+    with warnings.catch_warnings():
+        # Every pair builds the same learner: a warning its parameters cause was shown once, by
+        # the caller (evaluate builds one learner first); here it would repeat twice per pair.
+        warnings.simplefilter("ignore", ReplifyWarning)
+        return _simulate(build, seq, n=n, horizon=horizon, root=root, pair_ids=pair_ids, fast_path=fast_path,
+                         action_set=action_set, budget=budget, progress=progress, domain=domain)
+
+
+def _simulate(
+    build: Callable[[np.random.SeedSequence], Any], seq: Any, *, n: int, horizon: int, root: np.random.SeedSequence,
+    pair_ids: Sequence[int], fast_path: bool | None, action_set: Any, budget: int | None,
+    progress: Callable[[int, int], None] | None, domain: CostDomain | None,
+) -> Outcomes:
+    budget = limits.MEMORY_BUDGET if budget is None else budget
+    parts = []
+    disagree = None  # summed group by group: one array per worker, whatever the number of pairs
+    # An adversary that can only draw whole sequences (``sample(rng)``, the documented minimum)
+    # runs one pair at a time: its lanes' (T, n) draws are alive only while their pair runs, so
+    # peak memory is two sequences (plus O(blocks·n)) whatever the number of pairs. Block
+    # learners fold each lane's draw into block sums and free it before the next lane draws, so
+    # for them groups grow again once the first pair has shown what the learners are: as many
+    # pairs as keep a group's block sums within limits.WHOLE_SLICE_BYTES (per-pair costs amortised).
+    whole = not callable(getattr(seq, "sample_chunk", None))
+    group = 1 if whole else limits.MAX_GROUP_PAIRS
+    g0 = 0
+    while g0 < len(pair_ids):
+        ids = list(pair_ids[g0 : g0 + group])
+        learners, rngs, samplers = [], [], []
+        for k in ids:
+            pair_seed = child(root, INTERNAL, k)
+            for side in (0, 1):
+                learner = check_learner(build(pair_seed), source="the learner callable")
+                for attr, expected in (("n", n), ("horizon", horizon)):
+                    got = getattr(learner, attr, expected)
+                    if got != expected:
+                        raise InvalidArgumentError(f"learner built with {attr}={got}, but evaluate() was given {attr}={expected}")
+                learners.append(learner)
+                rngs.append(np.random.default_rng(child(root, DATA, k, side)))
+                # a mixed strategy's draws: one stream per pair, the same for its two runs (part of R)
+                samplers.append(np.random.default_rng(child(root, INTERNAL, k, MIXED)))
+        block_cls = _block_class(learners)
+        state = _Lanes(learners, rngs, seq, samplers=samplers, n=n, horizon=horizon, action_set=action_set,
+                       block=learners[0].block_size if block_cls is not None else None,
+                       domain=getattr(learners[0], "domain", None) or domain)
+        segmented = block_cls is None and _segment_learners(learners)
+        can_fast = (block_cls is not None or segmented) and callable(getattr(seq, "sample_sums", None))
+        if fast_path and not can_fast:
+            raise InvalidArgumentError(
+                "fast_path=True needs block learners (the paper's replicable algorithms, iid-experts or a wrapped learner) "
+                f"and an adversary that can draw block sums; got {type(learners[0]).__name__} and {type(seq).__name__}"
+            )
+        use_fast = can_fast and fast_path is not False
+        if block_cls is not None:
+            state.start_blocks()
+        if use_fast and segmented:
+            _pair_by_pair(state, True, budget)
+        elif use_fast:
+            _fast(state, block_cls, budget)
+        elif whole and block_cls is None:
+            _pair_by_pair(state, False, budget)
+        else:
+            _per_step(state, block_cls, budget)
+        params = getattr(learners[0], "params", None)
+        parts.append(
+            Outcomes(
+                identical=state.first == 0,
+                agreement=state.agree / horizon,
+                first_divergence=state.first,
+                regret=state.regrets().reshape(-1, 2),
+                params=None if params is None else (params.to_dict() if hasattr(params, "to_dict") else dict(params)),
+                fast_path=use_fast,
+                agree_steps=state.curve,
+                bin_edges=state.edges,
+                action_counts=None if state.counts is None else state.counts.reshape(-1, 2, n),
+                constant_regret=None if (c := state.constant_regrets()) is None else c.reshape(-1, 2),
+                disagreement=None,
+                segment=state.segment,
+                drift_steps=state.drift_steps,
+                drift=state.drift,
+                pseudo_regret=None if (q := state.pseudo_regrets()) is None else q.reshape(-1, 2),
+                curve_steps=state.checkpoints,
+                regret_curve=state.regret_curve().reshape(-1, 2, state.checkpoints.size),
+            )
+        )
+        if state.disagree is not None:
+            disagree = state.disagree if disagree is None else disagree + state.disagree
+        if progress is not None:
+            progress(g0 + len(ids), len(pair_ids))
+        g0 += len(ids)
+        if whole and block_cls is not None and not use_fast:
+            per_pair = 2 * 2 * -(-horizon // learners[0].block_size) * n * 8  # sums and totals of two lanes
+            group = int(min(limits.MAX_GROUP_PAIRS, max(1, limits.WHOLE_SLICE_BYTES // per_pair)))
+    return attrs.evolve(Outcomes.concatenate(parts), disagreement=disagree)

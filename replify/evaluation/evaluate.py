@@ -1,0 +1,213 @@
+"""The paired-run replicability check (paper §2): ρ̂ and regret over many pairs of runs that
+share the learner's randomness R and see two independent draws S, S' of the costs."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable, Literal, Mapping
+
+import numpy as np
+
+from replify.checks import check_int, check_learner, check_real, check_rho, public
+from replify.engine.dispatch import dispatch
+from replify.engine.outcomes import Outcomes
+from replify.errors import InvalidArgumentError
+from replify.evaluation.provenance import provenance
+from replify.evaluation.report import Report
+from replify.evaluation.sequential import BetaBinomialCS, batches
+from replify.components.actions import ActionSet
+from replify.plugins.factory import learner_builder, make_adversary
+from replify.progress import reporter
+from replify.randomness import ADVERSARY, INTERNAL, Streams, child, seed_sequence
+
+
+@public
+def evaluate(
+    learner: str | Callable[..., Any],
+    adversary: str | Any,
+    *,
+    n: int,
+    horizon: int,
+    pairs: int,
+    seed: int | np.random.SeedSequence,
+    rho: float | None = None,
+    actions: ActionSet | None = None,
+    adversary_params: Mapping[str, Any] | None = None,
+    confidence: float = 0.95,
+    n_jobs: int = 1,
+    backend: Literal["processes", "dask"] = "processes",
+    scheduler: str | None = None,
+    fast_path: bool | None = None,
+    progress: bool | Callable[[int, int], None] | None = None,
+    target: float | None = None,
+    sequential: bool = False,
+    alpha: float | None = None,
+    **overrides: Any,
+) -> Report:
+    """Measure replicability and regret over ``pairs`` paired runs (paper §2).
+
+    ``learner`` is a registered name (built with :func:`replify.make`, passing on ``rho``,
+    ``actions`` and ``overrides`` such as ``block_size=``), a learner factory called with keyword
+    arguments ``n``, ``horizon``, ``rng`` (a class such as the README's ``MyHedge``, or
+    ``functools.partial(MyHedge, eta=0.1)``; ``rho`` and ``overrides`` are passed to it), or a
+    callable ``seed -> learner``. Pair k builds the learner twice from the
+    same seed — the two runs share R — and runs one copy on each of two independent draws S, S'
+    of ``adversary`` (a registered name built with ``adversary_params``, or a distribution
+    sequence). The adversary is built once, from the evaluation seed's ``adversary`` stream.
+    Every pair has its own child seeds, so results do not depend on how the pairs are run.
+
+    The pairs run in the engine of :mod:`replify.engine`, many at once, streaming over time.
+    ``fast_path`` (default: whenever possible) draws block sums instead of per-step costs for
+    block learners, and for learners with the segment protocol (``iid-experts``), on adversaries
+    that can draw them — exact in law; ``False`` forces the per-step path, ``True`` insists. An
+    adversary with only ``sample(rng)`` runs one pair at a time (peak memory: two sequences). ``n_jobs`` > 1 runs in local processes (joblib);
+    ``backend="dask"`` runs on a Dask cluster (``scheduler`` address, or a local cluster of
+    ``n_jobs`` workers). Results are identical whatever ``n_jobs`` and the backend.
+    ``progress=True`` draws a progress bar (tqdm, with the ``progress`` extra; replify's own
+    otherwise); a callable ``progress(done, total)`` is called as pairs finish.
+
+    ``sequential=True`` with ``target=ρ`` runs the pairs in batches (``pairs`` is then the budget)
+    and stops as soon as the anytime-valid beta-binomial confidence sequence of
+    :mod:`replify.evaluation.sequential` (Howard et al. 2021) lies wholly below ρ (``decision="below"``) or
+    wholly above it (``"above"``), or the budget is spent (``"undecided"``); a wrong decision has
+    probability at most ``alpha`` (default 0.05; it applies only here) whatever the true rate. The
+    report then carries ``decision``, ``pairs`` (the pairs run) and ``sequential_interval`` (the
+    sequence at stopping), which is then also its ``rho_ci``: a fixed-n interval is not valid at a
+    stop the data chose (docs/claims.md, "What each interval is").
+
+    Returns a :class:`Report`: ρ̂ with an exact Clopper–Pearson interval, the agreement and
+    first divergence of the two runs, and regret with a t interval, beside the learner's
+    parameters and regret bound when it declares them.
+    """
+    n = check_int("n", n, minimum=2)
+    horizon = check_int("horizon", horizon, minimum=1)
+    pairs = check_int("pairs", pairs, minimum=2)
+    confidence = check_real("confidence", confidence)
+    if not 0.0 < confidence < 1.0:
+        raise InvalidArgumentError(f"confidence must lie strictly between 0 and 1, got {confidence}")
+    root = seed_sequence(seed)
+    streams = Streams(root)
+
+    if isinstance(adversary, str):
+        seq = make_adversary(adversary, n=n, horizon=horizon, seed=streams.sequence(ADVERSARY), **dict(adversary_params or {}))
+        adversary_label = adversary
+    else:
+        if adversary_params:
+            raise InvalidArgumentError("adversary_params applies only when adversary is a registered name")
+        if not callable(getattr(adversary, "sample", None)):
+            raise InvalidArgumentError(
+                f"adversary must be a registered name or an object with sample(rng); got {type(adversary).__name__}"
+            )
+        seq, adversary_label = adversary, type(adversary).__name__
+
+    build, label, spec = learner_builder(learner, n=n, horizon=horizon, rho=rho, actions=actions, overrides=overrides)
+
+    _check_sequence(seq, n=n, horizon=horizon, label=adversary_label)
+    # One learner built here, before any pair: a broken factory fails now with a clear message,
+    # and each warning its parameters cause (a block size clipped to T, an uncertified rho) is
+    # shown once, pointing at the caller's line; the pairs' own builds are silent (engine.simulate).
+    probe = build(child(root, INTERNAL, 0))
+    check_learner(probe, source=f"learner {label!r}" if spec is not None else f"the learner callable {label!r}")
+    # The learner's own declared domain (an instance knows its action set's), else its spec's.
+    domain = getattr(probe, "domain", None) or (spec.domain if spec is not None else None)
+    run = lambda ids, report_progress: dispatch(  # noqa: E731
+        build, seq, n=n, horizon=horizon, root=root, pair_ids=ids, fast_path=fast_path,
+        action_set=actions, n_jobs=check_int("n_jobs", n_jobs, minimum=1), backend=backend, scheduler=scheduler,
+        progress=report_progress, domain=domain,
+    )
+    bar = reporter(progress, f"evaluate {label} on {adversary_label}")
+    try:
+        decision = interval = p_value = None
+        if not sequential:
+            if target is not None:
+                raise InvalidArgumentError("target applies only with sequential=True; got target without it")
+            if alpha is not None:
+                raise InvalidArgumentError(
+                    f"alpha applies only with sequential=True (the level of its test; a fixed-n interval's level is "
+                    f"confidence=); got alpha={alpha} without it"
+                )
+            outcomes = run(range(pairs), bar)
+        else:
+            if target is None:
+                raise InvalidArgumentError("sequential=True needs target= (the rho to decide against); got none")
+            target = check_rho(target, "target")
+            alpha = 0.05 if alpha is None else alpha
+            cs = BetaBinomialCS(alpha=alpha)
+            parts, done, decision, evidence = [], 0, "undecided", 0.0
+            for look in batches(pairs):  # pair k keeps its own seeds: batching changes nothing but when we look
+                parts.append(run(range(done, look), None))
+                done = look
+                if bar is not None:
+                    bar(done, pairs)
+                failures = int(sum(int((~p.identical).sum()) for p in parts))
+                evidence = max(evidence, cs.log_evidence(failures, done, target))
+                decision = cs.decide(failures, done, target)
+                if decision != "undecided":
+                    break
+            outcomes = Outcomes.concatenate(parts)
+            interval = cs.interval(failures, done)
+            p_value = min(1.0, math.exp(-evidence))
+            pairs = done
+    finally:
+        if bar is not None:
+            bar.close()
+    params = outcomes.params
+    bound, bound_note = None, None
+    if params is not None and params.get("regret_bound") is not None:
+        bound = float(params["regret_bound"])
+    elif params is not None and params.get("regret_bound_note"):
+        bound_note = str(params["regret_bound_note"])
+    elif spec is not None and spec.parameters is None and spec.guarantee is None:
+        # the bound for the hyperparameters in force (``overrides``), or withheld with the reason
+        bound, bound_note = spec.regret_bound_for(horizon=horizon, n=n, params=overrides)
+    return Report(
+        learner=label,
+        adversary=adversary_label,
+        n=n,
+        horizon=horizon,
+        pairs=pairs,
+        seed=seed,
+        confidence=confidence,
+        identical=outcomes.identical,
+        agreement=outcomes.agreement,
+        first_divergence=outcomes.first_divergence,
+        regret=outcomes.regret,
+        params=params,
+        regret_bound=bound,
+        regret_bound_note=bound_note,
+        fast_path=outcomes.fast_path,
+        agreement_curve=outcomes.agreement_curve,
+        curve_edges=outcomes.bin_edges,
+        action_counts=outcomes.action_counts,
+        constant_regret=outcomes.constant_regret,
+        pseudo_regret=outcomes.pseudo_regret,
+        replay_source=(build, seq, root, actions),
+        curve_steps=outcomes.curve_steps,
+        regret_curve_values=outcomes.regret_curve,
+        disagreement_counts=outcomes.disagreement,
+        segment_length=outcomes.segment,
+        drift_steps=outcomes.drift_steps,
+        drift=outcomes.drift,
+        target=target,
+        decision=decision,
+        sequential_interval=interval,
+        alpha=alpha if sequential else None,
+        sequential_p_value=p_value,
+        provenance=provenance(seed, {
+            "learner": label, "adversary": adversary_label, "n": n, "horizon": horizon, "pairs": pairs, "rho": rho,
+            "adversary_params": dict(adversary_params or {}), "overrides": overrides, "confidence": confidence,
+            "fast_path": fast_path, "sequential": sequential, "target": target, "alpha": alpha if sequential else None,
+        }),
+    )
+
+
+def _check_sequence(seq: Any, *, n: int, horizon: int, label: str) -> None:
+    """An adversary object built for other sizes than the evaluation's is refused up front
+    (a sequence for T = 500 evaluated at T = 5 000 would otherwise run on, or fail deep in numpy)."""
+    for attr, expected in (("n", n), ("horizon", horizon)):
+        got = getattr(seq, attr, None)
+        if got is not None and got != expected:
+            raise InvalidArgumentError(
+                f"adversary {label!r} was built with {attr}={got}, but evaluate() was given {attr}={expected}; "
+                f"build it for the same {attr}, or pass its registered name"
+            )

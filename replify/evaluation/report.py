@@ -1,0 +1,429 @@
+"""What :func:`replify.evaluate` measured, pair by pair, and its summaries (:class:`Report`), and
+one pair run again from its seeds (:class:`Replay`)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import attrs
+import numpy as np
+
+from replify.checks import as_float_array, check_int
+from replify.engine.paths import play_chunk
+from replify.errors import InvalidArgumentError
+from replify.evaluation.reportdata import ARRAYS, check_summaries, report_fields
+from replify.evaluation.stats import clopper_pearson, t_interval
+from replify.guarantees.certificates import UnionBound
+from replify.components.bandits import BanditFeed, is_bandit
+from replify.randomness import DATA, INTERNAL, MIXED, child
+
+
+#: Transitions listed one by one in :meth:`Report.to_dict` (beyond this the arrays stay in the report).
+MAX_LISTED_TRANSITIONS = 1000
+
+
+def _seed_record(seed: Any) -> Any:
+    if isinstance(seed, np.random.SeedSequence):
+        return {"entropy": seed.entropy, "spawn_key": list(seed.spawn_key)}
+    return seed
+
+
+@attrs.frozen(eq=False, kw_only=True)
+class Replay:
+    """One pair of an evaluation, run again from its seeds (:meth:`Report.replay`): both runs'
+    per-step costs ``(T, n)``, actions, and regrets, whether the runs are identical and where they
+    first part (1-based, 0 if never). ``as_evaluated`` says whether these are the very draws the
+    report's pair was scored on — True on the per-step paths (the regrets then equal the report's,
+    up to float rounding for block learners, which add a block's costs first); the block-sum and
+    segment paths drew block sums instead (the same law, other draws)."""
+
+    pair: int
+    costs: tuple[np.ndarray, np.ndarray]
+    actions: tuple[np.ndarray, np.ndarray]
+    regret: tuple[float, float]
+    identical: bool
+    first_divergence: int
+    as_evaluated: bool
+
+
+@attrs.frozen(eq=False, kw_only=True)
+class Report:
+    """What :func:`evaluate` measured, pair by pair, and its summaries.
+
+    Per pair: ``identical`` (the two whole action sequences agree), ``agreement`` (fraction of
+    steps on which they agree), ``first_divergence`` (the first step, counted from 1 as in the
+    paper, on which they differ; 0 when they never do) and ``regret`` (shape ``(pairs, 2)``,
+    each run against the best fixed action in hindsight on its own costs). ``agreement_curve``
+    is, per time bin (``curve_edges``, steps), the fraction of (pair, step) on which the two runs
+    play the same action; ``action_counts`` (experts) is ``(pairs, 2, n)``: how many steps each run
+    played each expert.
+
+    Reference and diagnostics (paper §1's approximate replicability; the proofs' assumptions):
+    ``constant_regret`` (experts, ``(pairs, 2)``) is the expected regret of ``constant`` — an
+    expert drawn uniformly and never changed — on the very same draws, so ``learning_gain`` says
+    how much the learner learned; ``disagreement_counts`` counts, per segment (a block of
+    ``segment_length`` steps for block learners, else a step), the pairs whose runs play
+    different actions there (``None`` for learners without blocks beyond 2^25 steps, to bound
+    memory); ``drift`` holds, per pair, ‖c_{1:t} − c'_{1:t}‖₁ and
+    max − min of c_{1:t} − c'_{1:t} at the transitions ``drift_steps``.
+
+    ``regret_curve_values`` is ``(pairs, 2, k)``: each run's regret at the steps ``curve_steps``
+    (the ends of the time bins; for block learners the first block end at or after each, where
+    their sums are known); :attr:`regret_curve` summarises it.
+
+    ``pseudo_regret`` (experts, ``(pairs, 2)``, when the adversary knows its means through
+    ``expected_sums``): Σ_t μ_t(a_t) − min_a Σ_t μ_t(a), the regret against the best mean —
+    free of the draw's noise in the best expert's total.
+    """
+
+    learner: str
+    adversary: str
+    n: int
+    horizon: int
+    pairs: int
+    seed: Any
+    confidence: float
+    identical: np.ndarray
+    agreement: np.ndarray
+    first_divergence: np.ndarray
+    regret: np.ndarray
+    params: dict[str, Any] | None
+    regret_bound: float | None
+    fast_path: bool = False
+    agreement_curve: np.ndarray | None = None
+    curve_edges: np.ndarray | None = None
+    action_counts: np.ndarray | None = None
+    constant_regret: np.ndarray | None = None
+    disagreement_counts: np.ndarray | None = None
+    segment_length: int = 1
+    drift_steps: np.ndarray | None = None
+    drift: np.ndarray | None = None
+    pseudo_regret: np.ndarray | None = None
+    #: what :meth:`replay` needs (the learner callable, the adversary, the evaluation's root seed);
+    #: not part of the report's data (never in to_dict)
+    replay_source: Any = attrs.field(default=None, repr=False)
+    curve_steps: np.ndarray | None = None
+    regret_curve_values: np.ndarray | None = None
+    target: float | None = None
+    decision: str | None = None
+    sequential_interval: tuple[float, float] | None = None
+    alpha: float | None = None
+    sequential_p_value: float | None = None  # 1/sup_t M_t(target): anytime-valid, for Holm across many tests
+    #: versions, BLAS, the seed's entropy and the configuration (:func:`replify.evaluation.provenance.provenance`)
+    provenance: dict[str, Any] | None = None
+    #: why ``regret_bound`` is None when the learner registers a bound that does not cover the
+    #: hyperparameters in force (:meth:`replify.LearnerSpec.regret_bound_for`)
+    regret_bound_note: str | None = None
+
+    @property
+    def failures(self) -> int:
+        """Pairs whose two action sequences differ somewhere."""
+        return int(self.pairs - self.identical.sum())
+
+    @property
+    def rho_hat(self) -> float:
+        """The estimated probability that the two runs of a pair differ."""
+        return self.failures / self.pairs
+
+    @property
+    def sequential(self) -> bool:
+        """Whether the number of pairs was decided by the data (``evaluate(sequential=True)``)."""
+        return self.decision is not None
+
+    @property
+    def rho_ci(self) -> tuple[float, float]:
+        """The interval for ρ (see :attr:`rho_ci_kind`). With a fixed number of pairs: the exact
+        Clopper–Pearson interval at level ``confidence``. After a sequential run, which stopped
+        when the data said so: the anytime-valid confidence sequence at that stop
+        (``sequential_interval``, level 1 − ``alpha``), which keeps its coverage at a
+        data-dependent stopping time; a fixed-n interval does not (its coverage there falls below
+        its level, see :attr:`rho_ci_fixed_n`)."""
+        if self.sequential:
+            return self.sequential_interval
+        return self.rho_ci_fixed_n
+
+    @property
+    def rho_ci_kind(self) -> str:
+        """What :attr:`rho_ci` is, in words a paper can quote."""
+        if self.sequential:
+            return (f"anytime-valid {1 - self.alpha:.0%} confidence sequence (beta-binomial mixture, Howard et al. "
+                    f"2021) at the sequential stop, {self.pairs} pairs")
+        return f"exact Clopper-Pearson {self.confidence:.0%} interval, {self.pairs} pairs fixed in advance"
+
+    @property
+    def rho_ci_fixed_n(self) -> tuple[float, float]:
+        """The exact Clopper–Pearson interval at level ``confidence`` *as if* the number of pairs
+        had been fixed in advance. After a sequential stop this is not a valid confidence
+        interval (the stop depends on the failures; measured coverage 91–95 % at a nominal 95 %):
+        it is kept for comparison only, under this name."""
+        return clopper_pearson(self.failures, self.pairs, self.confidence)
+
+    @property
+    def agreement_mean(self) -> float:
+        return float(self.agreement.mean())
+
+    @property
+    def first_divergence_median(self) -> float | None:
+        """Median first divergent step over the pairs that diverge (None if none does)."""
+        steps = self.first_divergence[self.first_divergence > 0]
+        return float(np.median(steps)) if steps.size else None
+
+    @property
+    def regret_mean(self) -> float:
+        return float(self.regret.mean())
+
+    @property
+    def regret_ci(self) -> tuple[float, float]:
+        """Student's t interval for the expected regret at level ``confidence``. The two runs of
+        a pair share R, so the interval is built on the per-pair mean regrets, which are iid."""
+        return t_interval(self.regret.mean(axis=1), self.confidence)
+
+    @property
+    def certified(self) -> bool | None:
+        """Whether the learner's parameters certify the ρ it was given (DESIGN.md §7); None for a
+        learner that makes no replicability claim."""
+        return None if self.params is None else self.params.get("certified")
+
+    @property
+    def claim(self) -> str:
+        """What the replicability numbers may claim (DESIGN.md §7): ``"calibrated"`` for a learner
+        built by :meth:`replify.Calibration.make` (its ``params["calibration"]`` says on what),
+        ``"certified"`` when the parameters in force certify ρ, else ``"measured"``."""
+        params = self.params or {}
+        if params.get("calibration"):
+            return "calibrated"
+        return "certified" if params.get("certified") else "measured"
+
+    def replay(self, k: int) -> Replay:
+        """Pair ``k`` again, from its seeds (nothing is stored): the learner built from the pair's
+        seed, each run on the per-step costs drawn from its own data seed — the costs, both action
+        sequences and both regrets, to look inside one pair. Memory: two (T, n) cost arrays."""
+        if self.replay_source is None:
+            raise InvalidArgumentError("this report cannot replay: it was not made by evaluate() in this process")
+        k = check_int("k", k, minimum=0)
+        if k >= self.pairs:
+            raise InvalidArgumentError(f"k must be a pair of this report, in [0, {self.pairs}); got {k}")
+        build, seq, root, action_set = self.replay_source
+        costs, actions, regrets = [], [], []
+        for side in (0, 1):
+            learner = build(child(root, INTERNAL, k))
+            # a copy (the learner must not write into the draw the regret is scored on), real-valued
+            c = np.array(as_float_array("the adversary's sample", seq.sample(np.random.default_rng(child(root, DATA, k, side)))))
+            # as the engine plays it: bandit feedback, mixed strategies sampled from the pair's stream
+            feed = BanditFeed(learner, self.n) if is_bandit(learner) else None
+            sampler = np.random.default_rng(child(root, INTERNAL, k, MIXED))
+            a, step_paid = play_chunk(learner, c, n=self.n, problem=getattr(learner, "problem", "experts"), t0=0,
+                                      sampler=sampler, feed=feed)
+            paid = float(np.cumsum(step_paid)[-1]) if c.shape[0] else 0.0
+            total = np.cumsum(c, axis=0)[-1] if c.shape[0] else np.zeros(self.n)
+            if a.ndim == 1:
+                best = float(total.min())
+            else:  # vector actions: the best fixed action of the set in hindsight
+                action_set = action_set or getattr(learner, "action_set", None)
+                if action_set is None:
+                    raise InvalidArgumentError("replay of vector actions needs the action set: pass actions= to evaluate()")
+                best = float(action_set.min_cost(total))
+            costs.append(c)
+            actions.append(a)
+            regrets.append(paid - best)
+        same = actions[0] == actions[1] if actions[0].ndim == 1 else (actions[0] == actions[1]).all(axis=-1)
+        first = 0 if same.all() else int(np.argmin(same)) + 1
+        return Replay(pair=k, costs=(costs[0], costs[1]), actions=(actions[0], actions[1]),
+                      regret=(regrets[0], regrets[1]), identical=bool(same.all()), first_divergence=first,
+                      as_evaluated=not self.fast_path)
+
+    @property
+    def regret_curve(self) -> dict[str, Any] | None:
+        """Measured: the mean cumulative regret over time, ``{"steps", "mean", "low", "high"}``,
+        with a Student-t interval at each step on the per-pair means (the two runs of a pair share R)."""
+        if self.regret_curve_values is None or self.curve_steps is None:
+            return None
+        per_pair = self.regret_curve_values.mean(axis=1)  # (pairs, k)
+        intervals = np.array([t_interval(per_pair[:, j], self.confidence) for j in range(per_pair.shape[1])])
+        return {"steps": self.curve_steps.copy(), "mean": per_pair.mean(axis=0), "low": intervals[:, 0],
+                "high": intervals[:, 1]}
+
+    @property
+    def pseudo_regret_mean(self) -> float | None:
+        """Measured: the mean pseudo-regret (against the best mean); None when the adversary does
+        not know its means."""
+        return None if self.pseudo_regret is None else float(self.pseudo_regret.mean())
+
+    @property
+    def pseudo_regret_ci(self) -> tuple[float, float] | None:
+        """Student's t interval for :attr:`pseudo_regret_mean`, on the per-pair means (iid)."""
+        return None if self.pseudo_regret is None else t_interval(self.pseudo_regret.mean(axis=1), self.confidence)
+
+    # -- reference: the learning gain over `constant` ---------------------------------------------
+    @property
+    def learning_gain(self) -> float | None:
+        """Measured: the expected regret of ``constant`` minus the learner's, on the same draws
+        (experts; None for OLO). Near zero or below: the learner has not learned anything."""
+        return None if self.constant_regret is None else float((self.constant_regret - self.regret).mean())
+
+    @property
+    def learning_gain_ci(self) -> tuple[float, float] | None:
+        """Student's t interval for :attr:`learning_gain`, on the per-pair differences (iid)."""
+        if self.constant_regret is None:
+            return None
+        return t_interval((self.constant_regret - self.regret).mean(axis=1), self.confidence)
+
+    # -- approximate replicability ---------------------------------------------------------------
+    @property
+    def step_disagreement(self) -> np.ndarray | None:
+        """Per segment (block for block learners, step otherwise): the fraction of pairs whose two
+        runs play different actions there."""
+        return None if self.disagreement_counts is None else self.disagreement_counts / self.pairs
+
+    @property
+    def max_step_disagreement(self) -> float | None:
+        """max_t of the fraction of pairs with a_t ≠ a'_t (the paper's remark on approximate
+        replicability, §1): how far from replicable the worst single step is."""
+        return None if self.disagreement_counts is None else int(self.disagreement_counts.max()) / self.pairs
+
+    @property
+    def max_step_disagreement_ci(self) -> tuple[float, float] | None:
+        """A simultaneous interval for max_t P(a_t ≠ a'_t) at level ``confidence``: the lower end is
+        the exact lower bound of the most-disagreeing segment with a Bonferroni correction over all
+        segments (α/2 shared among them); the upper end is the smaller of the same Bonferroni
+        bound (α/4) and the exact upper bound on ρ (α/4), which bounds every step's rate."""
+        if self.disagreement_counts is None:
+            return None
+        alpha, segments = 1.0 - self.confidence, self.disagreement_counts.size
+        worst = int(self.disagreement_counts.max())
+        lower = clopper_pearson(worst, self.pairs, 1.0 - alpha / segments)[0]
+        upper_all = clopper_pearson(worst, self.pairs, 1.0 - alpha / (2 * segments))[1]
+        upper_rho = clopper_pearson(self.failures, self.pairs, 1.0 - alpha / 2)[1]
+        return lower, min(upper_all, upper_rho)
+
+    # -- where pairs part, against the proof -----------------------------------------------------
+    def _transitions(self) -> int | None:
+        if self.segment_length <= 1 or self.disagreement_counts is None:
+            return None
+        return self.disagreement_counts.size - 1
+
+    @property
+    def transition_divergence(self) -> np.ndarray | None:
+        """Block learners: for each transition k = 1..⌈T/B⌉−1 (step kB+1), the fraction of pairs
+        whose runs first differ there. It sums to ρ̂ (the first block is played from R alone)."""
+        k = self._transitions()
+        if k is None:
+            return None
+        first = self.first_divergence[self.first_divergence > 0]
+        counts = np.bincount((first - 1) // self.segment_length, minlength=k + 1)
+        return counts[1:] / self.pairs
+
+    @property
+    def transition_bound(self) -> np.ndarray | None:
+        """The proof's bound on each transition (certified), where the learner declares its union
+        bound: compare with :attr:`transition_divergence`."""
+        k = self._transitions()
+        union = (self.params or {}).get("union_bound")
+        if k is None or union is None:
+            return None
+        return UnionBound(**union).per_transition(
+            float(self.params["eps"]), horizon=self.horizon, block_size=self.segment_length
+        )
+
+    @property
+    def concentration(self) -> list[dict[str, Any]] | None:
+        """The proof's assumption, measured: at sampled transitions t, the drift between the two
+        draws of a pair in the norm the proof charges (‖Δ‖₁ or max Δ − min Δ), its mean and
+        quantiles over pairs, beside the mean the union bound assumes (``mean_bound``, certified)
+        and the high-probability radius the paper's theorem uses (``radius``, exceeded with
+        probability at most ``tail`` per step)."""
+        union = (self.params or {}).get("union_bound")
+        if self.drift is None or union is None:
+            return None
+        column = 0 if union["norm"] == "l1" else 1
+        rows = []
+        for j, t in enumerate(self.drift_steps.tolist()):
+            values = self.drift[:, j, column]
+            q50, q90, q99 = np.quantile(values, [0.5, 0.9, 0.99]).tolist()
+            radius = None if union["radius"] is None else union["radius"] * math.sqrt(t)
+            rows.append({
+                "step": t, "norm": union["norm"], "mean": float(values.mean()), "q50": q50, "q90": q90, "q99": q99,
+                "max": float(values.max()), "mean_bound": union["mean"] * math.sqrt(t), "radius": radius,
+                "tail": union["tail"], "above_radius": None if radius is None else float((values > radius).mean()),
+            })
+        return rows
+
+    def to_dict(self, *, per_pair: bool = False) -> dict[str, Any]:
+        """A JSON-ready summary (``per_pair=True`` adds the per-pair arrays)."""
+        out: dict[str, Any] = {
+            "learner": self.learner,
+            "adversary": self.adversary,
+            "n": self.n,
+            "horizon": self.horizon,
+            "pairs": self.pairs,
+            "seed": _seed_record(self.seed),
+            "confidence": self.confidence,
+            "failures": self.failures,
+            "rho_hat": self.rho_hat,
+            "rho_ci": list(self.rho_ci),
+            "rho_ci_kind": self.rho_ci_kind,
+            "rho_ci_fixed_n": list(self.rho_ci_fixed_n),
+            "agreement_mean": self.agreement_mean,
+            "first_divergence_median": self.first_divergence_median,
+            "regret_mean": self.regret_mean,
+            "regret_ci": list(self.regret_ci),
+            "regret_bound": self.regret_bound,
+            "regret_bound_note": self.regret_bound_note,
+            "fast_path": self.fast_path,
+            "certified": self.certified,
+            "claim": self.claim,
+            "params": self.params,
+            "pseudo_regret_mean": self.pseudo_regret_mean,
+            "pseudo_regret_ci": None if self.pseudo_regret_ci is None else list(self.pseudo_regret_ci),
+            "learning_gain": self.learning_gain,
+            "learning_gain_ci": None if self.learning_gain_ci is None else list(self.learning_gain_ci),
+            "max_step_disagreement": self.max_step_disagreement,
+            "max_step_disagreement_ci": None if self.max_step_disagreement_ci is None else list(self.max_step_disagreement_ci),
+            "concentration": self.concentration,
+            "provenance": self.provenance,
+        }
+        if self.decision is not None:
+            out |= {"target": self.target, "decision": self.decision, "pairs_run": self.pairs, "alpha": self.alpha,
+                    "sequential_interval": list(self.sequential_interval), "sequential_p_value": self.sequential_p_value}
+        divergence, bound = self.transition_divergence, self.transition_bound
+        if divergence is not None and divergence.size <= MAX_LISTED_TRANSITIONS:
+            out["transition_divergence"] = divergence.tolist()
+            out["transition_bound"] = None if bound is None else bound.tolist()
+        if self.agreement_curve is not None:
+            out["agreement_curve"] = {"edges": self.curve_edges.tolist(), "fraction": self.agreement_curve.tolist()}
+        curve = self.regret_curve
+        if curve is not None:
+            out["regret_curve"] = {k: np.asarray(v).tolist() for k, v in curve.items()}
+        if per_pair:  # every stored array, so that from_dict rebuilds the report
+            for name in ARRAYS:
+                value = getattr(self, name)
+                if value is not None and name != "agreement_curve":  # listed above with its edges
+                    out[name] = _plain(value)
+            out["segment_length"] = self.segment_length
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Any) -> "Report":
+        """The report that :meth:`to_dict` ``(per_pair=True)`` described — after a JSON round
+        trip too: ``Report.from_dict(json.loads(json.dumps(r.to_dict(per_pair=True))))`` has
+        the same fields, hence the same summaries, as ``r`` (it cannot :meth:`replay`: the
+        learner and adversary objects are not data).
+
+        Every field is checked, and the fields against each other (:mod:`replify.evaluation.reportdata`):
+        a hand-edited or damaged report is refused with the field named, never read back as
+        measured numbers."""
+        report = cls(**report_fields(data))
+        check_summaries(report, data)
+        return report
+
+
+def _plain(array: np.ndarray) -> list:
+    """An array as nested lists of plain JSON values: NaN (a step not reached, a drift not
+    measured) becomes None, which strict JSON allows and :meth:`Report.from_dict` reads back."""
+    a = np.asarray(array)
+    if a.dtype.kind == "f" and np.isnan(a).any():
+        obj = a.astype(object)
+        obj[np.isnan(a)] = None
+        return obj.tolist()
+    return a.tolist()

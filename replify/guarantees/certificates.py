@@ -1,0 +1,156 @@
+"""Replicability certificates: the union bounds that the paper's proofs give, corrected and
+tightened where that stays rigorous (DESIGN.md §5 errata; the derivation is written out in
+``docs/certificates.md``).
+
+Every replicable block learner here (the general framework of §5, FLLB of §3, FTPLB* of §4)
+decides at transitions t_k = kB (k = 1..⌈T/B⌉−1) from R and the cumulative costs there. Two
+runs that share R can part only at a transition, and the proofs bound the chance that they part
+at transition k by the *drift* Δ_t = c_{1:t} − c'_{1:t} between the two independent draws:
+
+* **grid rounding** (general framework, FLLB) — for a fixed Δ, a uniform grid offset puts the
+  two grid points in different cells with probability at most min(1, ε‖Δ‖₁) (the paper's cube
+  overlap argument). The offset is independent of the costs, so unconditionally the chance is
+  at most ε·E‖Δ_t‖₁. The paper instead splits on ‖Δ_t‖₁ ≤ m (probability ≥ 1 − γ) and charges
+  γ + εm; every radius m it can use is the mean bound plus a deviation term, so ε·(mean bound)
+  is always the smaller charge — and the split is where the paper's constants went wrong (the
+  ℓ1 lemma's bounded difference; the ℓ∞ case's ℓ1 norm).
+* **geometric noise** (FTPLB*) — given the costs and the other experts' noise, run 1 picks a*
+  iff X_{a*} clears a threshold, and run 2's threshold is at most ⌈max Δ − min Δ⌉ higher;
+  memorylessness of Geo(ε) (on the integers, hence the ⌈·⌉) makes the chance of parting at most
+  ε·(E[max Δ − min Δ] + 1).
+
+The expected drifts are bounded by independence across steps and zero mean of each
+v_i − w_i (Jensen per coordinate, then Cauchy–Schwarz):
+
+* ℓ1-bounded costs (‖c‖₁ ≤ 1):       E‖Δ_t‖₁ ≤ √(2n t)        (Σ_a Var c(a) ≤ E‖c‖₂² ≤ 1)
+* costs in [−1, 1]^n:                 E‖Δ_t‖₁ ≤ n √(2t)        (Var c(a) ≤ 1)
+* costs in [0, 1]^n, range of Δ:      E[max Δ − min Δ] ≤ 2√(t ln n)  (each Δ_a is a sum of
+  2t independent terms of range 1, sub-Gaussian with variance proxy t/2; E max of n such
+  ≤ √(2·(t/2)·ln n), and Δ is symmetric)
+
+A :class:`UnionBound` holds the coefficients of the per-transition bound
+ε·(now·√t_k + prev·√t_{k−1} + const) — ``prev`` for the framework's second grid point g′, which
+rounds the total one block earlier (at k = 1 it is the origin in both runs and costs nothing) —
+and sums it over the transitions that occur.
+
+The high-probability *radii* (``radius``·√t: ‖Δ_t‖ exceeds it with probability at most the
+stated γ) are kept for what the paper's theorems use them for — their default block sizes —
+and for :attr:`replify.Report.concentration`, which sets the measured drift beside them.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Literal
+
+import attrs
+import numpy as np
+
+from replify.errors import ReplicabilityWarning, warn
+
+DriftNorm = Literal["l1", "range"]
+
+#: Below this many transitions the sums of square roots are added term by term; above it the
+#: concave-function bound Σ_{k≤N} √k ≤ (2/3)N^{3/2} + √N/2 is used (it overshoots by < 0.21).
+EXACT_TERMS = 1 << 20
+
+
+def sqrt_sum(count: int) -> float:
+    """An upper bound on Σ_{k=1}^{count} √k, exact (to rounding) up to :data:`EXACT_TERMS`
+    terms. Above that the trapezoid rule, which underestimates the integral of a concave
+    function, gives Σ √k − √N/2 ≤ ∫_0^N √x dx."""
+    if count <= 0:
+        return 0.0
+    if count <= EXACT_TERMS:
+        return math.fsum(np.sqrt(np.arange(1, count + 1, dtype=np.float64)).tolist())
+    return (2.0 / 3.0) * count**1.5 + 0.5 * math.sqrt(count)
+
+
+def mcdiarmid_radius(*, steps: float, mean: float, difference: float, tail: float) -> float:
+    """r with P(f ≥ mean + (r − mean)) ≤ ``tail`` for f = ‖Δ_t‖₁ as a function of the 2t
+    independent cost vectors, each moving f by at most ``difference`` (McDiarmid):
+    r = mean + difference·√(t·ln(1/γ)) (from exp(−2s²/(2t·difference²)) = γ)."""
+    return mean + difference * math.sqrt(steps * math.log(1.0 / tail))
+
+
+def drift_l1(n: int, domain: Literal["l1", "linf"]) -> float:
+    """M with E‖c_{1:t} − c'_{1:t}‖₁ ≤ M·√t: √(2n) for ℓ1-bounded costs, n·√2 for costs in
+    [−1, 1]^n (see the module docstring)."""
+    return math.sqrt(2.0 * n) if domain == "l1" else n * math.sqrt(2.0)
+
+
+def radius_l1(n: int, domain: Literal["l1", "linf"], *, horizon: int, tail: float) -> float:
+    """The corrected concentration radius m at t = T with tail γ: ‖c_{1:t} − c'_{1:t}‖₁ ≤ m
+    for a given t ≤ T except with probability γ.
+
+    ℓ1-bounded costs (``lemma:concentration_in_ell_1_norm``, corrected): changing one of the 2t
+    vectors moves the norm by at most 2, so m = √(2nT) + 2√(T ln(1/γ)); the lemma's proof took
+    the bounded difference of u_i = v_i − w_i (t variables) as 2 where it is 4, which made its
+    tail exp(−(c−2)²n/2) where exp(−(c−2)²n/4) holds. Costs in [−1, 1]^n (the ℓ∞ framework, whose
+    experts corollary applied the ℓ1 lemma to vectors of ℓ1 norm up to n): changing one vector
+    moves the norm by up to 2n, so m = n√(2T) + 2n√(T ln(1/γ)) = n√T(√2 + 2√(ln(1/γ)))."""
+    difference = 2.0 if domain == "l1" else 2.0 * n
+    return mcdiarmid_radius(
+        steps=horizon, mean=drift_l1(n, domain) * math.sqrt(horizon), difference=difference, tail=tail
+    )
+
+
+def certify(bound: float, rho: float, *, algorithm: str, detail: str) -> bool:
+    """Whether ``bound`` certifies ``rho`` (DESIGN.md §7). When it does not, say so once with a
+    :class:`~replify.errors.ReplicabilityWarning` naming both numbers."""
+    if bound <= rho * (1.0 + 1e-9):
+        return True
+    warn(
+        f"{algorithm}: the parameters in force ({detail}) certify only rho <= {bound:.4g}, not the rho={rho:g} that "
+        f"was passed; params.certified is False and reports say so. replify.certified_eps(...) gives an eps "
+        f"that certifies rho at this block size.",
+        ReplicabilityWarning,
+    )
+    return False
+
+
+@attrs.frozen(kw_only=True)
+class UnionBound:
+    """A replicability proof's bound, per transition k at step t_k = kB:
+    P(the two runs part at k) ≤ ε·(now·√t_k + prev·√t_{k−1} + const); summed over the
+    ⌈T/B⌉ − 1 transitions that occur (the paper writes T/B), it bounds ρ.
+
+    ``norm`` names the drift the proof charges (``"l1"``: ‖Δ‖₁; ``"range"``: max Δ − min Δ);
+    ``radius`` (optional) is the coefficient r of the proof's high-probability radius r·√t, and
+    ``tail`` its γ, reported beside the measured drift; ``source`` names the derivation."""
+
+    now: float
+    prev: float = 0.0
+    const: float = 0.0
+    norm: DriftNorm = "l1"
+    mean: float = 0.0
+    radius: float | None = None
+    tail: float | None = None
+    source: str = ""
+
+    def weight(self, *, horizon: int, block_size: int) -> float:
+        """Σ_k (now·√t_k + prev·√t_{k−1} + const): the bound is ε times this."""
+        transitions = max(0, -(-horizon // block_size) - 1)
+        root = math.sqrt(block_size)
+        return (
+            self.now * root * sqrt_sum(transitions)
+            + self.prev * root * sqrt_sum(transitions - 1)
+            + self.const * transitions
+        )
+
+    def value(self, eps: float, *, horizon: int, block_size: int) -> float:
+        """The bound on ρ for the parameters in force."""
+        return eps * self.weight(horizon=horizon, block_size=block_size)
+
+    def per_transition(self, eps: float, *, horizon: int, block_size: int) -> np.ndarray:
+        """The bound on each transition k = 1..⌈T/B⌉−1 (capped at 1)."""
+        k = np.arange(1, max(1, -(-horizon // block_size)), dtype=np.float64)
+        root = math.sqrt(block_size)
+        return np.minimum(1.0, eps * (self.now * root * np.sqrt(k) + self.prev * root * np.sqrt(k - 1) + self.const))
+
+    def certified_eps(self, rho: float, *, horizon: int, block_size: int) -> float:
+        """The largest ε for which the bound is at most ρ."""
+        return rho / self.weight(horizon=horizon, block_size=block_size)
+
+    def to_dict(self) -> dict[str, Any]:
+        return attrs.asdict(self)

@@ -1,0 +1,264 @@
+"""The plugin system (docs/plugins.md): pluggy hooks, entry-point loading and the registry.
+
+Plugins — the built-ins included — are found through the ``"replify"`` entry-point group and
+loaded lazily, on the first lookup, never at import time. A plugin implements one or both
+callback-style hooks and calls ``register(spec)`` once per learner or adversary::
+
+    import replify
+
+    @replify.hookimpl
+    def register_learners(register):
+        register(replify.LearnerSpec("my-learner", MyLearner, "experts"))
+
+Environment variables:
+
+* ``REPLIFY_BLOCK_PLUGINS=a,b`` — do not load the plugins (entry-point names) ``a`` and ``b``;
+* ``REPLIFY_STRICT_PLUGINS=1`` — a plugin that fails to load raises
+  :class:`~replify.errors.PluginLoadError` instead of a warning.
+"""
+
+from __future__ import annotations
+
+import os
+from importlib.metadata import entry_points
+from types import MappingProxyType
+from typing import Any, Callable, Iterable, Mapping
+
+import attrs
+import pluggy
+
+from replify.errors import ArgumentTypeError, DuplicateNameError, PluginLoadError, PluginLoadWarning, UnknownNameError, warn
+from replify.plugins.specs import AdversarySpec, LearnerSpec
+
+PROJECT = "replify"
+BLOCK_ENV = "REPLIFY_BLOCK_PLUGINS"
+STRICT_ENV = "REPLIFY_STRICT_PLUGINS"
+
+hookspec = pluggy.HookspecMarker(PROJECT)
+hookimpl = pluggy.HookimplMarker(PROJECT)
+
+
+class Hookspecs:
+    """The hooks a replify plugin may implement."""
+
+    @hookspec
+    def register_learners(self, register: Callable[[LearnerSpec], None]) -> None:
+        """Call ``register(LearnerSpec(...))`` once for each learner the plugin provides."""
+
+    @hookspec
+    def register_adversaries(self, register: Callable[[AdversarySpec], None]) -> None:
+        """Call ``register(AdversarySpec(...))`` once for each adversary the plugin provides."""
+
+
+@attrs.frozen
+class PluginFailure:
+    """A plugin that could not be loaded or whose hook raised: which one, from which
+    distribution, and why."""
+
+    name: str
+    distribution: str
+    error: str
+
+    def __str__(self) -> str:
+        return f"replify plugin {self.name!r} (distribution {self.distribution}) failed: {self.error}"
+
+
+def _distribution(ep: Any) -> str:  # an EntryPoint, or anything with its name/load/dist
+    dist = getattr(ep, "dist", None)
+    return f"{dist.metadata['Name']} {dist.version}" if dist is not None else "unknown"
+
+
+def _strict() -> bool:
+    return os.environ.get(STRICT_ENV, "").strip().lower() in {"1", "true", "yes", "on"}
+
+
+def _blocked() -> set[str]:
+    return {name.strip() for name in os.environ.get(BLOCK_ENV, "").split(",") if name.strip()}
+
+
+class Registry:
+    """A pluggy plugin manager and the learners and adversaries its plugins register.
+
+    ``entry_points`` are the entry points to load on first lookup (by default the installed
+    ``"replify"`` group; pass ``()`` for an empty registry, as the tests do). Plugins may also
+    be added and removed by hand with :meth:`register` and :meth:`unregister`.
+    """
+
+    def __init__(self, entry_points: Iterable[Any] | None = None) -> None:
+        self.manager = pluggy.PluginManager(PROJECT)
+        self.manager.add_hookspecs(Hookspecs)
+        self._entry_points = entry_points
+        self._loaded = False
+        self._load_failures: list[PluginFailure] = []
+        self._tables: tuple[dict[str, LearnerSpec], dict[str, AdversarySpec], list[PluginFailure]] | None = None
+        self._distributions: dict[str, str] = {}
+
+    # -- plugins ---------------------------------------------------------------------------
+    def register(self, plugin: Any, name: str | None = None) -> str | None:
+        """Add a plugin object (a module, class or instance with hook implementations)."""
+        self._tables = None
+        return self.manager.register(plugin, name=name)
+
+    def unregister(self, plugin: Any = None, name: str | None = None) -> None:
+        self._tables = None
+        self.manager.unregister(plugin, name=name)
+
+    @property
+    def failures(self) -> tuple[PluginFailure, ...]:
+        """Plugins that failed to load, or whose hook raised, so far."""
+        self._ensure()
+        assert self._tables is not None
+        return (*self._load_failures, *self._tables[2])
+
+    def check_pending(self) -> None:
+        """Load the plugins and raise if one implements a hook that does not exist
+        (a misspelt ``register_learner``, say): pluggy's ``check_pending``."""
+        self._load()
+        self.manager.check_pending()
+
+    def _fail(self, failure: PluginFailure, exc: BaseException) -> None:
+        if _strict():
+            raise PluginLoadError(f"{failure} (set {STRICT_ENV}=0 to load the others anyway)") from exc
+        warn(f"{failure}; the other plugins keep working", PluginLoadWarning)
+
+    def _load(self) -> None:
+        if self._loaded:
+            return
+        failures_before = len(self._load_failures)
+        try:
+            errors = self._load_all()
+        except BaseException:
+            # Interrupted (Ctrl-C while a slow plugin imports): the load is not done, so the next
+            # lookup tries it again in full — the plugins registered so far are skipped then, and
+            # the failures recorded here are recorded again, once.
+            del self._load_failures[failures_before:]
+            self._tables = None
+            raise
+        self._loaded = True
+        # Every plugin is tried before anything is reported, so that strict mode refuses the same
+        # way on every lookup instead of leaving a registry with the later plugins missing.
+        for failure, exc in errors:
+            self._fail(failure, exc)
+
+    def _load_all(self) -> list[tuple[PluginFailure, BaseException]]:
+        """Load every entry point not loaded or blocked yet; the failures, to report."""
+        eps = entry_points(group=PROJECT) if self._entry_points is None else self._entry_points
+        blocked = _blocked()
+        errors = []
+        for ep in eps:
+            if ep.name in blocked:
+                self.manager.set_blocked(ep.name)
+                continue
+            if self.manager.has_plugin(ep.name) or self.manager.is_blocked(ep.name):
+                continue
+            self._distributions[ep.name] = _distribution(ep)
+            try:
+                self.manager.register(ep.load(), name=ep.name)
+            except (Exception, SystemExit) as exc:  # a broken plugin (even one calling sys.exit) must not take the others down
+                if self.manager.has_plugin(ep.name):  # all or nothing per plugin
+                    self.manager.unregister(name=ep.name)
+                failure = PluginFailure(ep.name, _distribution(ep), f"{type(exc).__name__}: {exc}")
+                self._load_failures.append(failure)
+                errors.append((failure, exc))
+        return errors
+
+    def _collect(self, hook_name: str, kind: type, label: str) -> tuple[dict[str, Any], list[PluginFailure]]:
+        table: dict[str, Any] = {}
+        owner: dict[str, str] = {}
+        failures: list[PluginFailure] = []
+        # Call each implementation ourselves rather than through the hook caller, so that a
+        # duplicate or a failure can be pinned on the plugin that caused it.
+        for impl in getattr(self.manager.hook, hook_name).get_hookimpls():
+            pending: dict[str, Any] = {}  # a plugin's registrations count only if its hook completes
+
+            def register(spec: Any, _plugin: str = impl.plugin_name, _pending: dict = pending) -> None:
+                if not isinstance(spec, kind):
+                    raise ArgumentTypeError(f"register() expects a {kind.__name__}, got {type(spec).__name__}")
+                if spec.name in table or spec.name in _pending:
+                    first = owner.get(spec.name, _plugin)
+                    raise DuplicateNameError(
+                        f"{label} name {spec.name!r} is registered twice: by plugin {first!r} "
+                        f"and by plugin {_plugin!r}; block one with {BLOCK_ENV}={_plugin}"
+                    )
+                _pending[spec.name] = spec
+
+            args = {"register": register}
+            try:
+                impl.function(*(args[a] for a in impl.argnames))
+                table.update(pending)
+                owner.update(dict.fromkeys(pending, impl.plugin_name))
+            except DuplicateNameError:
+                raise
+            except (Exception, SystemExit) as exc:
+                dist = self._distributions.get(impl.plugin_name, "unknown")
+                failure = PluginFailure(impl.plugin_name, dist, f"{hook_name}: {type(exc).__name__}: {exc}")
+                failures.append(failure)
+                self._fail(failure, exc)
+        return table, failures
+
+    def _ensure(self) -> None:
+        self._load()
+        if self._load_failures and _strict():  # strict mode refuses on every lookup, not only the first
+            first = self._load_failures[0]
+            raise PluginLoadError(f"{first} (set {STRICT_ENV}=0 to load the others anyway)")
+        if self._tables is None:
+            learners, lf = self._collect("register_learners", LearnerSpec, "learner")
+            adversaries, af = self._collect("register_adversaries", AdversarySpec, "adversary")
+            self._tables = (learners, adversaries, lf + af)
+
+    # -- lookups ---------------------------------------------------------------------------
+    def learners(self) -> Mapping[str, LearnerSpec]:
+        """name → LearnerSpec, for every learner the loaded plugins register."""
+        self._ensure()
+        assert self._tables is not None
+        return MappingProxyType(dict(sorted(self._tables[0].items())))
+
+    def adversaries(self) -> Mapping[str, AdversarySpec]:
+        """name → AdversarySpec, for every adversary the loaded plugins register."""
+        self._ensure()
+        assert self._tables is not None
+        return MappingProxyType(dict(sorted(self._tables[1].items())))
+
+    def learner(self, name: str) -> LearnerSpec:
+        return _lookup(self.learners(), name, "learner", "learners")
+
+    def adversary(self, name: str) -> AdversarySpec:
+        return _lookup(self.adversaries(), name, "adversary", "adversaries")
+
+
+def _lookup(table: Mapping[str, Any], name: str, label: str, plural: str) -> Any:
+    if not isinstance(name, str):  # a list would fail as unhashable, a number as merely unknown
+        article = "an" if label[0] in "aeiou" else "a"
+        raise ArgumentTypeError(f"{article} {label} name must be a string, got {name!r} ({type(name).__name__})")
+    try:
+        return table[name]
+    except KeyError:
+        known = ", ".join(table) or "(none: no plugin registered any)"
+        raise UnknownNameError(f"no {label} named {name!r}; known {plural}: {known}") from None
+
+
+_default: Registry | None = None
+
+
+def registry() -> Registry:
+    """The process-wide registry that :func:`replify.make`, :func:`replify.wrap` and
+    :func:`replify.evaluate` look names up in."""
+    global _default
+    if _default is None:
+        _default = Registry()
+    return _default
+
+
+def learners() -> Mapping[str, LearnerSpec]:
+    """name → :class:`LearnerSpec` for every registered learner, built-ins and installed plugins."""
+    return registry().learners()
+
+
+def adversaries() -> Mapping[str, AdversarySpec]:
+    """name → :class:`AdversarySpec` for every registered adversary."""
+    return registry().adversaries()
+
+
+def check_pending() -> None:
+    """Load every plugin and raise if one implements an unknown hook (pluggy's check_pending)."""
+    registry().check_pending()

@@ -1,0 +1,312 @@
+"""The paper's general replicable conversion (§5) as a wrapper around any online learner.
+
+Alg. ``general-framework`` (ℓ1) and Alg. ``general-framework-ell-infty`` (ℓ∞): play the
+internal learner's first action for block 1; at each transition t = kB+1 (k ≥ 1) draw two
+fresh offsets, round c_{1:t-1} to the grid point g inside ``c_{1:t-1} + [0,1/ε)^n`` and
+c_{1:t-1-B} to the grid point g' inside ``c_{1:t-1-B} + [0,1/ε)^n`` (for k = 1 that cube sits
+at the origin), feed ``(g − g')/(B + 2n/ε)`` (ℓ1) or ``(g − g')/(B + 2/ε)`` (ℓ∞) to the internal
+learner and play its action for the next B steps (DESIGN.md §5).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable, Literal, Mapping
+
+import attrs
+import numpy as np
+
+from replify.checks import CostDomain, check_factory, check_int, check_learner, check_rho, public
+from replify.errors import InvalidArgumentError, LearnerProtocolError
+from replify.guarantees.theory import FrameworkParams, framework_params
+from replify.components.bandits import is_bandit
+from replify.components.blocks import BlockLearner
+from replify.components.grid import grid_point
+from replify.plugins.factory import check_accepts
+from replify.plugins.registry import registry
+from replify.plugins.specs import LearnerSpec
+from replify.randomness import Seed, Streams, seed_sequence
+
+
+class ReplicableLearner(BlockLearner):
+    """An adversarially ρ-replicable learner built from an internal learner by the general
+    framework (Alg. ``general-framework`` / ``general-framework-ell-infty``).
+
+    Build it with :func:`wrap`. It accepts cost vectors with entries in [-1, 1] (and, for
+    ``norm="l1"``, ℓ1 norm at most 1). The internal learner is built with horizon
+    ``ceil(T/B)`` (it sees one vector per block) and is called only at transitions.
+    """
+
+    def __init__(
+        self,
+        spec: LearnerSpec,
+        *,
+        n: int,
+        horizon: int,
+        rho: float,
+        seed: Seed,
+        norm: Literal["linf", "l1"],
+        block_size: int | None = None,
+        eps: float | None = None,
+        rounding: bool = True,
+        learner_params: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.spec = spec
+        self.seed = seed_sequence(seed)
+        n, horizon = check_int("n", n, minimum=2), check_int("horizon", horizon, minimum=1)
+        rho = check_rho(rho)
+        self._affine = input_map(spec, norm)
+        params = framework_params(
+            horizon=horizon, n=n, rho=rho, norm=norm, block_size=block_size, eps=eps, rounding=rounding,
+        )
+        super().__init__(
+            n=n, horizon=horizon, block_size=params.block_size,
+            domain=CostDomain(low=-1.0, high=1.0, l1=norm == "l1"),
+        )
+        streams = Streams(self.seed)
+        self._grid_rng = streams.grid
+        self.internal = build_internal(
+            spec, n=n, horizon=params.n_blocks, rng=streams.internal, rho=rho, learner_params=learner_params or {}
+        )
+        # Actions as the internal learner plays them (FLLB over the simplex plays expert indices).
+        self.problem = getattr(self.internal, "problem", spec.problem)
+        internal_regret, note = internal_regret_bound(
+            spec, self.internal, n=n, blocks=params.n_blocks, learner_params=learner_params or {}
+        )
+        # Regret on x ∈ [-1,1]^n is twice the regret on (x+1)/2 for experts (a·1 = 1 on the simplex).
+        scale = 2.0 if self._affine else 1.0
+        self.params: FrameworkParams = attrs.evolve(
+            params, regret_bound=None if internal_regret is None else params.normaliser * scale * internal_regret,
+            regret_bound_note=note,
+        )
+        self._anchor = np.zeros(self.n)  # c_{1:t-1-B}: the cumulative cost at the last transition
+        self._action = self._check(self.internal.act(), 1)
+
+    @property
+    def eps(self) -> float:
+        return self.params.eps
+
+    def __repr__(self) -> str:
+        p = self.params
+        return (
+            f"ReplicableLearner({self.spec.name!r}, n={self.n}, horizon={self.horizon}, rho={p.rho}, "
+            f"norm={p.norm!r}, block_size={p.block_size}, eps={p.eps:.6g})"
+        )
+
+    @property
+    def action_source(self) -> str:
+        return f"internal learner {self.spec.name!r}"
+
+    def _decide(self, cums: np.ndarray, steps: np.ndarray) -> Any:
+        """Round every transition's cumulative costs at once (two fresh offsets each), then
+        feed the internal learner one vector per transition, in order."""
+        fed = self._fed(cums, np.vstack([self._anchor[None, :], cums[:-1]]))
+        self._anchor = cums[-1].copy()
+        actions = []
+        for x, s in zip(fed, steps.tolist()):  # the internal learner is sequential: once per block
+            self.internal.update(x)
+            actions.append(self._check(self.internal.act(), s + 1))
+        return actions
+
+    def _fed(self, cum: np.ndarray, anchor: np.ndarray) -> np.ndarray:
+        """The vectors fed to the internal learner at k transitions: rows of ``cum`` are
+        c_{1:t-1}, rows of ``anchor`` c_{1:t-1-B}."""
+        u = self._grid_rng.random((cum.shape[0], 2, self.n))
+        if self.params.rounding:
+            diff = grid_point(cum, u[:, 0], self.eps) - grid_point(anchor, u[:, 1], self.eps)
+        else:  # the documented test switch: the exact block sums, same normalisation
+            diff = cum - anchor
+        x = diff / self.params.normaliser
+        return (x + 1.0) / 2.0 if self._affine else x
+def input_map(spec: LearnerSpec, norm: str) -> bool:
+    """Whether the internal learner gets the affine image (x+1)/2 of each fed vector x — the
+    framework feeds x ∈ [-1,1]^n (ℓ1 norm ≤ 1 for ``norm="l1"``) — so that it sees exactly the
+    domain its spec declares; combinations no map serves are refused.
+
+    * ``cost_range=(-1, 1)``: x as it is (an ℓ1-bounded spec needs ``norm="l1"``).
+    * ``cost_range=(0, 1)``, experts, ℓ∞: (x+1)/2 ∈ [0,1]^n; every expert's cost moves by the
+      same affine map, so the regret on x is exactly twice the regret on (x+1)/2.
+    * ``cost_range=(0, 1)`` with an ℓ1 bound: refused — (x+1)/2 has ℓ1 norm up to (n+1)/2.
+    * ``cost_range=(0, 1)`` for OLO: refused — a·(x+1)/2 = (a·x + a·1)/2 shifts each action's
+      cost by a·1, which changes the regret unless a·1 is constant on the action set.
+    """
+    if spec.norm == "l1" and norm == "linf":
+        raise InvalidArgumentError(
+            f"norm must be 'l1' for learner {spec.name!r}, which expects l1-bounded costs; got 'linf' "
+            f"(the l-infinity normalisation can feed it vectors of l1 norm up to n)"
+        )
+    if spec.cost_range != (0.0, 1.0):
+        return False
+    if spec.norm == "l1":
+        raise InvalidArgumentError(
+            f"learner {spec.name!r} declares l1-bounded costs in [0, 1]; the general framework feeds vectors in "
+            f"[-1, 1]^n, and no affine map turns them into l1-bounded vectors in [0, 1]^n with the same regret. "
+            f"Declare cost_range=(-1, 1) if the learner accepts signed costs"
+        )
+    if spec.problem != "experts":
+        raise InvalidArgumentError(
+            f"learner {spec.name!r} is an OLO learner with cost_range=(0, 1): the framework's vectors lie in "
+            f"[-1, 1]^n and the map (x+1)/2 shifts each action's cost by a.1/2, changing its regret; "
+            f"expected an OLO learner that accepts cost_range=(-1, 1)"
+        )
+    return True
+
+
+def build_internal(
+    spec: LearnerSpec, *, n: int, horizon: int, rng: np.random.Generator, rho: float, learner_params: Mapping[str, Any]
+) -> Any:
+    """The internal learner, built over ⌈T/B⌉ steps (it sees one vector per block) as
+    :func:`replify.make` builds it: a learner whose parameters come from a replicability theorem
+    in ρ (FLLB, FTPLB*, the iid algorithm) receives ``rho`` too, and ``learner_params`` are its
+    own hyperparameters."""
+    kwargs: dict[str, Any] = dict(n=n, horizon=horizon, rng=rng)
+    if spec.parameters is not None or spec.guarantee is not None:
+        kwargs["rho"] = rho
+    clash = sorted(set(learner_params) & {"n", "horizon", "rng", "rho"})
+    if clash:
+        raise InvalidArgumentError(
+            f"learner_params must not set {', '.join(clash)}: the wrapper derives them; got {dict(learner_params)!r}"
+        )
+    kwargs.update(learner_params)
+    check_accepts(spec.factory, kwargs, what=f"learner {spec.name!r}")
+    internal = check_learner(spec.factory(**kwargs), source=f"learner factory {spec.name!r}")
+    if is_bandit(internal):
+        # The construction feeds the internal learner a whole (rounded, rescaled) cost vector per
+        # block; a bandit learner takes one arm's cost, and the blocks' vectors cannot be handed
+        # to it piecemeal without changing what the proof rounds. Refuse rather than misfeed it.
+        raise LearnerProtocolError(
+            f"replify.wrap needs a full-information learner: {spec.name!r} declares feedback='bandit' (it sees only the "
+            "played arm's cost), and the wrapper feeds its internal learner whole cost vectors. For replicable bandit "
+            "learning use a bandit plugin such as 'blocked-bandit'"
+        )
+    return internal
+
+
+def internal_regret_bound(
+    spec: LearnerSpec, internal: Any, *, n: int, blocks: int, learner_params: Mapping[str, Any]
+) -> tuple[float | None, str | None]:
+    """The internal learner's regret bound over ``blocks`` steps on its own cost scale, for the
+    hyperparameters in force: the one its ``params`` state (learners with theorem parameters),
+    else its spec's (:meth:`LearnerSpec.regret_bound_for`), else ``(None, why)``."""
+    own = getattr(getattr(internal, "params", None), "regret_bound", None)
+    if own is not None:
+        return float(own), None
+    if spec.parameters is not None:
+        return None, f"internal learner {spec.name!r} states no regret bound for its parameters"
+    return spec.regret_bound_for(horizon=blocks, n=n, params=learner_params)
+
+
+class ReplicableFactory:
+    """What the decorator form of :func:`wrap` returns: calling it with the remaining keyword
+    arguments (typically ``n`` and ``seed``) builds a :class:`ReplicableLearner`."""
+
+    def __init__(self, learner: Any, options: dict[str, Any]) -> None:
+        functools.update_wrapper(self, learner, updated=())
+        self.options = options
+
+    def __call__(self, **kwargs: Any) -> ReplicableLearner:
+        return wrap(self.__wrapped__, **{**self.options, **kwargs})
+
+    def __repr__(self) -> str:
+        opts = ", ".join(f"{k}={v!r}" for k, v in self.options.items())
+        return f"<replicable {getattr(self.__wrapped__, '__qualname__', self.__wrapped__)!r} ({opts})>"
+
+
+def _resolve(learner: Any, *, norm: str | None, problem: str | None) -> LearnerSpec:
+    if isinstance(learner, (LearnerSpec, str)):
+        spec = learner if isinstance(learner, LearnerSpec) else registry().learner(learner)
+        if problem is not None and problem != spec.problem:
+            raise InvalidArgumentError(
+                f"problem must match learner {spec.name!r}, which is registered for {spec.problem!r}; got {problem!r}"
+            )
+        return spec
+    check_factory(learner, name="learner")
+    # A plain factory receives the normalised vector as it is, entries in [-1, 1].
+    return LearnerSpec(
+        getattr(learner, "__qualname__", None) or type(learner).__name__,
+        learner,
+        problem or "experts",
+        norm=norm or "linf",
+        cost_range=(-1.0, 1.0),
+    )
+
+
+@public
+def wrap(
+    learner: str | LearnerSpec | Callable[..., Any] | None = None,
+    /,
+    *,
+    n: int | None = None,
+    horizon: int | None = None,
+    rho: float | None = None,
+    seed: int | np.random.SeedSequence | None = None,
+    norm: Literal["linf", "l1"] | None = None,
+    block_size: int | None = None,
+    eps: float | None = None,
+    rounding: bool = True,
+    problem: Literal["experts", "olo"] | None = None,
+    learner_params: Mapping[str, Any] | None = None,
+) -> Any:
+    """Make any online learner adversarially ρ-replicable with the paper's general framework
+    (Alg. ``general-framework`` for ``norm="l1"``, ``general-framework-ell-infty`` for
+    ``norm="linf"``; guarantees ``thm:general-framework-guarantees`` and
+    ``thm:general-framework-guarantees-ell-infty``).
+
+    ``learner`` is a registered learner's name, a :class:`LearnerSpec`, or a factory called as
+    ``factory(n=..., horizon=..., rng=...)`` returning an object with ``act()`` and
+    ``update(cost)``. Function form: ``wrap(learner, n=, horizon=, rho=, seed=)`` returns a
+    :class:`ReplicableLearner`. Decorator form: ``@wrap(horizon=, rho=)`` on a class returns a
+    :class:`ReplicableFactory`, called later with the rest (``n=``, ``seed=``).
+
+    Defaults: B and ε from the theorem, with the corrected radius m
+    (:func:`replify.guarantees.theory.concentration_radius`; DESIGN.md §5 errata);
+    ``block_size=`` and ``eps=`` override them (overriding only ``block_size`` keeps ε = 2/B,
+    or 2n/B for ℓ1). ``norm`` defaults to the registered learner's, else ``"linf"``.
+    ``problem`` (``"experts"`` by default) applies to plain factories. A registered learner whose
+    parameters come from a replicability theorem (``"fllb"``, ``"ftplb-star"``, ``"iid-experts"``)
+    is built with ``rho`` as :func:`replify.make` builds it; ``learner_params`` are the internal
+    learner's own hyperparameters (``{"eta": 0.1}``, ``{"block_size": 4}``). The internal
+    learner sees exactly the domain its spec declares (:func:`input_map`); a spec no map serves
+    is refused. ``rounding=False``
+    is a switch for tests: feed the exact normalised block sums instead of grid points, which
+    voids the replicability guarantee — ``params.replicability_bound`` is then ``None``,
+    ``params.certified`` False and reports claim only what they measure.
+
+    The regret is at most ``(B + 2/ε)·Regret_{T/B}(internal)`` (ℓ∞; ``B + 2n/ε`` for ℓ1),
+    i.e. ``2B·Regret_{T/B}(internal)`` at the theorem's parameters (``learner.params``). With the
+    corrected m ~ n√(T ln(T/ρ)) of the ℓ∞ case, B ~ n^{1/2}T^{3/4}ρ^{-1/2} and, with FTPL or Hedge
+    inside, the regret is Õ(T^{7/8} n^{1/4} ρ^{-1/4}) — n^{1/4}, not the paper's n^{1/8}; the ℓ1
+    case keeps Õ(D T^{7/8} n^{3/8} ρ^{-1/4}). ``learner.params.replicability_bound`` is the
+    tightened union bound of :func:`replify.guarantees.theory.framework_union_bound`.
+    """
+    options = {
+        k: v
+        for k, v in dict(
+            n=n, horizon=horizon, rho=rho, seed=seed, norm=norm, block_size=block_size,
+            eps=eps, problem=problem, learner_params=learner_params,
+        ).items()
+        if v is not None
+    }
+    if not rounding:
+        options["rounding"] = False
+    if learner is None:
+        return lambda target: ReplicableFactory(target, options)
+    missing = [k for k in ("n", "horizon", "rho", "seed") if k not in options]
+    if missing:
+        raise InvalidArgumentError(
+            f"wrap() needs {', '.join(missing)} to build a learner (got {sorted(options) or 'none'}); "
+            f"to wrap a class for later, use the decorator form @wrap(horizon=..., rho=...)"
+        )
+    spec = _resolve(learner, norm=norm, problem=problem)
+    return ReplicableLearner(
+        spec,
+        n=options["n"],
+        horizon=options["horizon"],
+        rho=options["rho"],
+        seed=options["seed"],
+        norm=norm or spec.norm,
+        block_size=block_size,
+        eps=eps,
+        rounding=rounding,
+        learner_params=learner_params,
+    )
