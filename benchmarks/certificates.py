@@ -1,4 +1,4 @@
-"""Audit every certificate replify prints at the sizes of issue 9: measured rho-hat (exact 95%
+"""Audit every certificate replify prints at the sizes the guide reports: measured rho-hat (exact 95%
 interval) against the printed bound, with the adversarial internal learner and adversaries of
 replify.experiments.audit. Not a speed benchmark: a measurement for the closing notes and docs/certificates.md.
 

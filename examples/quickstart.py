@@ -10,7 +10,7 @@ costs whose means differ, 0.3 … 0.7):
   * the learning gain: how much less regret than `constant` (an expert drawn at random and never
     changed: perfectly replicable, learns nothing) on the very same draws.
 Beside it: `constant` itself, `split-commit` (the simplest replicable learner that learns), and the
-non-replicable Hedge. Every bound printed says what it is (DESIGN.md §7): *certified* means a
+non-replicable Hedge. Every bound printed says what it is (docs/claims.md): *certified* means a
 theorem's bound holds for the parameters in force; the rest is *measured*.
 """
 

@@ -11,12 +11,13 @@ from __future__ import annotations
 from replify import errors
 from replify._version import __version__
 from replify.anytime import anytime
-from replify.evaluation.evaluate import Report, evaluate
+from replify.components import actions
+from replify.evaluation.evaluate import evaluate
+from replify.evaluation.report import Report
 from replify.experiments.calibration import Calibration, calibrate
 from replify.experiments.stress import StressResult, stress
 from replify.experiments.sweeps import SweepResult, sweep
 from replify.guarantees.theory import FrameworkParams, certified_eps
-from replify.components import actions
 from replify.plugins.factory import make, make_adversary
 from replify.plugins.registry import Registry, adversaries, check_pending, hookimpl, hookspec, learners, registry
 from replify.plugins.specs import AdversarySpec, DistributionSequence, Learner, LearnerSpec

@@ -1,4 +1,4 @@
-"""Unknown horizons: the doubling trick with a split replicability budget (issue 11).
+"""Unknown horizons: the doubling trick with a split replicability budget.
 
 Epoch k = 0, 1, 2, … has length T_k = T₀·2^k and runs a fresh learner built for horizon T_k at
 ρ_k = ρ·6/(π²(k + 1)²), so that Σ_k ρ_k = ρ. Each epoch's learner draws its randomness from its

@@ -1,4 +1,4 @@
-"""Every exception and warning replify raises, in one place (DESIGN.md §6).
+"""Every exception and warning replify raises, in one place (docs/errors.md).
 
 Each error subclasses the built-in a caller would naturally catch (``ValueError``,
 ``TypeError``, ``KeyError``, ``ImportError``), and every message names the argument,

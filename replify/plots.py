@@ -16,7 +16,7 @@ import numpy as np
 
 from replify.checks import check_output_path
 from replify.errors import InvalidArgumentError
-from replify.evaluation.evaluate import Report
+from replify.evaluation.report import Report
 from replify.files import atomic_writer
 
 

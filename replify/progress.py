@@ -1,7 +1,7 @@
 """Progress bars for long runs.
 
 ``progress=`` of :func:`replify.evaluate`, :func:`replify.sweep`, :func:`replify.calibrate` and
-:func:`replify.experiments.stress` (and the demos) takes ``True`` — a tqdm bar on stderr when tqdm is installed
+:func:`replify.stress` (and the demos) takes ``True`` — a tqdm bar on stderr when tqdm is installed
 (``pip install "replify[progress]"``), replify's own minimal bar otherwise — or a callable
 ``progress(done, total)`` of the user's, or ``None``/``False`` for none. :func:`reporter` turns
 any of these into one callable with a ``close()``.

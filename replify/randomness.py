@@ -1,4 +1,4 @@
-"""One seed, several named random streams (DESIGN.md §2).
+"""One seed, several named random streams (docs/wrapper.md).
 
 A seed becomes a :class:`numpy.random.SeedSequence`; every stream is a child addressed by a
 fixed spawn key, so a stream never depends on which other streams were used, how many pairs

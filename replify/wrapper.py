@@ -5,7 +5,7 @@ internal learner's first action for block 1; at each transition t = kB+1 (k ≥ 
 fresh offsets, round c_{1:t-1} to the grid point g inside ``c_{1:t-1} + [0,1/ε)^n`` and
 c_{1:t-1-B} to the grid point g' inside ``c_{1:t-1-B} + [0,1/ε)^n`` (for k = 1 that cube sits
 at the origin), feed ``(g − g')/(B + 2n/ε)`` (ℓ1) or ``(g − g')/(B + 2/ε)`` (ℓ∞) to the internal
-learner and play its action for the next B steps (DESIGN.md §5).
+learner and play its action for the next B steps (docs/algorithms.md).
 """
 
 from __future__ import annotations
@@ -259,7 +259,7 @@ def wrap(
     :class:`ReplicableFactory`, called later with the rest (``n=``, ``seed=``).
 
     Defaults: B and ε from the theorem, with the corrected radius m
-    (:func:`replify.guarantees.theory.concentration_radius`; DESIGN.md §5 errata);
+    (:func:`replify.guarantees.theory.concentration_radius`; docs/certificates.md);
     ``block_size=`` and ``eps=`` override them (overriding only ``block_size`` keeps ε = 2/B,
     or 2n/B for ℓ1). ``norm`` defaults to the registered learner's, else ``"linf"``.
     ``problem`` (``"experts"`` by default) applies to plain factories. A registered learner whose

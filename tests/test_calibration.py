@@ -1,4 +1,4 @@
-"""Calibration (issue 11): measured, labelled, never passed off as certified."""
+"""Calibration: measured, labelled, never passed off as certified."""
 
 import json
 import subprocess

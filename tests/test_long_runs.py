@@ -1,4 +1,4 @@
-"""Long runs (issue 12): progress bars from Python and the CLI, and Ctrl-C that ends cleanly."""
+"""Long runs: progress bars from Python and the CLI, and Ctrl-C that ends cleanly."""
 
 import json
 import os

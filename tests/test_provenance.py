@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import replify
-from replify.evaluation.evaluate import Report
+from replify.evaluation.report import Report
 from replify.errors import InvalidArgumentError
 
 from test_user_code import MixedHedge

@@ -1,4 +1,4 @@
-"""The stress suite and the stress search (issue 11)."""
+"""The stress suite and the stress search."""
 
 import json
 import subprocess
@@ -44,7 +44,7 @@ def test_stress_block_sums_have_the_law_of_the_steps():
 
 
 def test_stress_breaks_ftpl_and_fll_and_not_a_certified_learner():
-    # Targets of issue 11: rho_hat >= 0.5 for ftpl and fll at n = 2 within 2000 pairs.
+    # The targets: rho_hat >= 0.5 for ftpl and fll at n = 2 within 2000 pairs.
     for name in ("ftpl", "fll"):
         r = replify.stress(name, n=2, horizon=2000, budget=2000, seed=0)
         assert r.pairs_used <= 2000 and r.worst.rho_hat >= 0.5, r.worst.to_dict()

@@ -11,7 +11,7 @@ CASES = [(10**6, 10, 0.1), (10**7, 2, 0.05), (5 * 10**7, 64, 0.2), (2 * 10**6, 1
 
 
 def paper_B_eps(T, n, rho, norm):
-    """The theorems' formulas with the corrected radius (DESIGN.md sec. 5 errata; derivation in
+    """The theorems' formulas with the corrected radius (docs/certificates.md; derivation in
     docs/certificates.md), written out independently of replify.guarantees.theory: McDiarmid over the 2t
     vectors with bounded differences 2 (l1-bounded costs) or 2n (costs in [-1,1]^n), the mean
     bounded by sqrt(2nt) or n sqrt(2t), tail gamma = rho/(4T)."""

@@ -1,4 +1,4 @@
-"""The engine for users' own code (issue 12): a learner class, a partial of one, or a callable
+"""The engine for users' own code: a learner class, a partial of one, or a callable
 seed -> learner wherever a learner is accepted; sweeps over Python callables with overrides."""
 
 import functools

@@ -15,7 +15,7 @@ for a leader-based learner, when the leader is not clear at the transition.
   into a block. Switching just after a transition leaves the learner a whole block on the worse
   expert; switching just before one makes the transition's decision a coin flip between runs.
 
-They are what :func:`replify.experiments.stress` searches over, with the existing ``coin`` and
+They are what :func:`replify.stress` searches over, with the existing ``coin`` and
 ``lazy-leader-trap``.
 """
 

@@ -1,7 +1,7 @@
 """``blocked-bandit``: the paper's recipe (blocks, a fresh random grid at every block end, a leader
 on the rounded estimates — Alg. ``general-framework``, §5) carried over to bandit feedback. It is
 replify's own design; **no theorem is claimed**: its replicability and regret are measured
-(``replify.experiments.stress``, ``replify.calibrate``), and reported as measured.
+(``replify.stress``, ``replify.calibrate``), and reported as measured.
 
 Block k of B steps plays a leader a_k at every step except exploration steps. Which steps of the
 block explore, and which arm each explores, is drawn from the learner's randomness R (each step

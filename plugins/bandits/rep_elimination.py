@@ -41,7 +41,7 @@ S = Σ_q sqrt(N_q) ≈ 3.4·sqrt(N_P). The terms sum to ρ: the learner is then 
 (``params.certified``). (An equal split, ρ/P per phase, would make the last, finest grid P/3.4
 times coarser: the late phases, where small gaps are decided, get the larger share.)
 ``width_scale`` multiplies w_p: below 1 the bound no longer holds and ρ is measured
-(``replify.experiments.stress``) or calibrated (``replify.calibrate``). Against costs whose law changes over
+(``replify.stress``) or calibrated (``replify.calibrate``). Against costs whose law changes over
 time (``crossing``) the stack argument fails: measured only.
 
 **Regret** (not certified). With probability ≥ 1 − δ the best arm is never dropped (or committed

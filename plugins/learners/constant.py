@@ -1,5 +1,5 @@
 """``constant``: one expert drawn uniformly from R at the start and never changed — the reference
-row every replicable learner is shown beside (DESIGN.md §7).
+row every replicable learner is shown beside (docs/claims.md).
 
 It is perfectly replicable (ρ = 0 against any adversary: its only choice uses R alone, which the
 two runs share) and learns nothing: its expected regret is the average expert's cumulative cost

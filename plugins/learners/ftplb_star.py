@@ -57,7 +57,7 @@ def union_bound(*, horizon: int, n: int, rho: float) -> UnionBound:
     """The proof's bound, tightened (:mod:`replify.guarantees.certificates`). Given the costs of both runs
     and the other experts' noise, run 1 picks a* iff X_{a*} clears an integer threshold, and run
     2's threshold is at most ⌈max_a Δ_a − min_a Δ_a⌉ higher (Δ = c_{1:t} − c'_{1:t}; ⌈·⌉ because
-    Geo(ε) lives on the integers — DESIGN.md §5 errata); memorylessness makes the runs part with
+    Geo(ε) lives on the integers — docs/certificates.md); memorylessness makes the runs part with
     probability at most ε·(max Δ − min Δ + 1). Each Δ_a sums 2t independent terms of range 1
     (sub-Gaussian, variance proxy t/2), so E[max Δ − min Δ] ≤ 2√(t ln n): per transition
     ε·(2√(t ln n) + 1). The paper charges ρ/(2T) + 4εp·√(T ln n)."""

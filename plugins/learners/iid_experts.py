@@ -9,7 +9,7 @@ algorithm (paper §6, Alg. ``vnilla_replicability_experts``; ``thm:vanilla_repli
         after every step: if the running regret ≥ K − 2·sqrt(T ln n), switch for good to FTPL
         with Geo(sqrt(ln n/T)) noise for the remaining steps.
 
-Two deliberate readings (DESIGN.md §5): ε_i = γ/(2α√t) is the proof's value (the pseudocode's
+Two deliberate readings (docs/algorithms.md): ε_i = γ/(2α√t) is the proof's value (the pseudocode's
 γ/(2αt) is a typo); and FTPL after the switch restarts on the remaining steps — the proof adds
 FTPL's 2·sqrt(T ln n) regret on those steps to the K − 2·sqrt(T ln n) accrued before, which is
 FTPL's guarantee for a fresh run. The constant C is the parameter ``K_constant``: at practical T

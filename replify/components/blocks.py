@@ -1,5 +1,5 @@
 """Learners that play one action per block and decide at block boundaries from cumulative
-costs alone (DESIGN.md §3, "the block invariant"): the general framework (§5), FLLB and FTPLB
+costs alone (docs/evaluation.md, the engine's fast paths): the general framework (§5), FLLB and FTPLB
 (§3), FTPLB* (§4), and — with B = 1 — the FTPL and FLL baselines.
 
 :class:`BlockLearner` implements the protocol once: ``update`` adds the cost into the running

@@ -1,4 +1,4 @@
-"""Cumulative costs, the only thing the paper's block algorithms read (DESIGN.md §3)."""
+"""Cumulative costs, the only thing the paper's block algorithms read (docs/evaluation.md)."""
 
 from __future__ import annotations
 

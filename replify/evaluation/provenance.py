@@ -1,5 +1,5 @@
 """Where a number came from: the versions, the BLAS and the seed behind every report and results
-row (DESIGN §7: a number a paper prints must say how it can be reproduced)."""
+row (docs/claims.md: a number a paper prints must say how it can be reproduced)."""
 
 from __future__ import annotations
 

@@ -181,13 +181,13 @@ class Report:
 
     @property
     def certified(self) -> bool | None:
-        """Whether the learner's parameters certify the ρ it was given (DESIGN.md §7); None for a
+        """Whether the learner's parameters certify the ρ it was given (docs/claims.md); None for a
         learner that makes no replicability claim."""
         return None if self.params is None else self.params.get("certified")
 
     @property
     def claim(self) -> str:
-        """What the replicability numbers may claim (DESIGN.md §7): ``"calibrated"`` for a learner
+        """What the replicability numbers may claim (docs/claims.md): ``"calibrated"`` for a learner
         built by :meth:`replify.Calibration.make` (its ``params["calibration"]`` says on what),
         ``"certified"`` when the parameters in force certify ρ, else ``"measured"``."""
         params = self.params or {}

@@ -1,4 +1,4 @@
-"""Audits of the certificates replify prints (DESIGN.md §7: a printed guarantee must survive an
+"""Audits of the certificates replify prints (docs/claims.md: a printed guarantee must survive an
 adversarial learner or adversary).
 
 A certificate says: with these parameters, the two runs of a pair part with probability at most

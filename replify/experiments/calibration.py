@@ -1,11 +1,11 @@
 """Calibration: parameters chosen by measurement, for learners that must learn at practical
-horizons (issue 11; DESIGN.md §7: *calibrated* — "measured ρ̂ below ρ on these N adversaries",
+horizons (docs/claims.md: *calibrated* — "measured ρ̂ below ρ on these N adversaries",
 never a guarantee for others).
 
 The theorems' parameters certify ρ against every oblivious adversary, and at T = 10⁴…10⁷ they buy
 that with so much noise that the learner barely learns. :func:`calibrate` searches the learner's
 knobs for the lowest measured regret on a reference adversary, subject to: on every adversary of
-the stress suite — including the worst that :func:`replify.experiments.stress` finds at the candidate's own
+the stress suite — including the worst that :func:`replify.stress` finds at the candidate's own
 parameters — the sequential test (:mod:`replify.evaluation.sequential`, anytime-valid at level α) decides
 "below ρ". Candidates are tried in order of measured regret; the first that passes every test is
 the calibration. Each "below" is wrong with probability at most α, so the claim is: on these N
@@ -211,7 +211,7 @@ def calibrate(
     regret on ``reference`` (default iid Bernoulli costs with means spread over [0.3, 0.7]) among
     those for which the sequential test decides "below ρ" on every adversary of ``adversaries``
     (``"stress"``: the reference itself, ties, two-way ties, a crossing, a block-switch against the
-    candidate's B, and the worst :func:`replify.experiments.stress` finds at the candidate — for an
+    candidate's B, and the worst :func:`replify.stress` finds at the candidate — for an
     iid-replicable learner, the iid part only: the reference, ties, two-way ties and near-ties; or
     a list of (name, params)). ``iid-experts``' grid crosses ``noise_scale`` with ``K_constant``
     (the paper's 1000, and values whose fallback can fire at practical T). Every

@@ -42,7 +42,7 @@ def _suite(
 ) -> list[tuple[str, dict[str, Any]]]:
     """The fixed part of the stress suite at a candidate's block size, after the ``reference``
     itself (a learner calibrated to learn there must be replicable there: spread means hold many
-    near-ties); :func:`replify.experiments.stress` adds the worst adversary it finds at the candidate's
+    near-ties); :func:`replify.stress` adds the worst adversary it finds at the candidate's
     parameters. A learner whose guarantee is iid replicability is held to the iid part (ties,
     near-ties, and an iid reference): it claims nothing about the others."""
     head = [] if reference is None else [reference]

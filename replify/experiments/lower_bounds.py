@@ -113,7 +113,7 @@ class Demo:
     rows: list[dict[str, Any]]
     settings: dict[str, Any]
     plot_fn: Callable[[Demo, Any], Any] = attrs.field(repr=False)
-    note: str = "certified: a theorem's bound for the parameters used; every other number is measured (DESIGN.md §7)"
+    note: str = "certified: a theorem's bound for the parameters used; every other number is measured (docs/claims.md)"
 
     def table(self) -> str:
         keys = list(self.rows[0])
@@ -153,7 +153,7 @@ def _fmt(v: Any) -> str:
 
 # -- the coin demo ---------------------------------------------------------------------------
 #: The coin demo's learners: the ρ-replicable ones (certified for ρ at the parameters used), then
-#: the two reference rows every replicable learner is shown beside (DESIGN.md §7).
+#: the two reference rows every replicable learner is shown beside (docs/claims.md).
 COIN_REPLICABLE = ("ftplb-star", "split-commit", "wrapped hedge")
 COIN_REFERENCES = ("constant", "hedge")
 
@@ -415,7 +415,7 @@ BANDIT_REFERENCES = ("constant", "ucb1", "thompson", "exp3")
 
 @public
 def bandit_coin_demo(*, quick: bool = False, seed: int = 0, progress: ProgressArg = None) -> Demo:
-    """The coin lower bound under bandit feedback (issue 14): regret against ρ for the replicable
+    """The coin lower bound under bandit feedback: regret against ρ for the replicable
     bandit learners, beside ``constant`` and the non-replicable UCB1, Thompson sampling and Exp3.
 
     The instance is the coin of ``thm:lower_bound_n=2_vanilla_replicability_experts``: two arms

@@ -1,5 +1,5 @@
 """Replicability certificates: the union bounds that the paper's proofs give, corrected and
-tightened where that stays rigorous (DESIGN.md §5 errata; the derivation is written out in
+tightened where that stays rigorous (docs/certificates.md; the derivation is written out in
 ``docs/certificates.md``).
 
 Every replicable block learner here (the general framework of §5, FLLB of §3, FTPLB* of §4)
@@ -96,7 +96,7 @@ def radius_l1(n: int, domain: Literal["l1", "linf"], *, horizon: int, tail: floa
 
 
 def certify(bound: float, rho: float, *, algorithm: str, detail: str) -> bool:
-    """Whether ``bound`` certifies ``rho`` (DESIGN.md §7). When it does not, say so once with a
+    """Whether ``bound`` certifies ``rho`` (docs/claims.md). When it does not, say so once with a
     :class:`~replify.errors.ReplicabilityWarning` naming both numbers."""
     if bound <= rho * (1.0 + 1e-9):
         return True

@@ -1,6 +1,6 @@
 """Parameters and bounds of the paper's general framework (§5), as functions of (T, n, ρ).
 
-Natural logarithms throughout (DESIGN.md §5). Every block size is rounded to an integer and
+Natural logarithms throughout (docs/algorithms.md). Every block size is rounded to an integer and
 clipped to [1, T]; when it reaches the horizon the learner plays one block, and a
 :class:`~replify.errors.BlockSizeWarning` says so with the numbers.
 """
@@ -25,7 +25,7 @@ THEOREMS = {"l1": "thm:general-framework-guarantees", "linf": "thm:general-frame
 
 
 def concentration_radius(horizon: int, n: int, rho: float, norm: Norm = "l1") -> float:
-    """m of ``thm:general-framework-guarantees(-ell-infty)``, corrected (DESIGN.md §5 errata):
+    """m of ``thm:general-framework-guarantees(-ell-infty)``, corrected (docs/certificates.md):
     the radius that ‖c_{1:t} − c'_{1:t}‖₁ exceeds at a given t ≤ T with probability at most
     γ = ρ/(4T), for the costs each variant accepts — ℓ1-bounded (``norm="l1"``):
     m = √(2nT) + 2√(T ln(4T/ρ)); in [−1, 1]^n (``norm="linf"``): m = n√T(√2 + 2√(ln(4T/ρ))).
@@ -50,7 +50,7 @@ def eps_for_block_size(block_size: float, n: int, norm: Norm) -> float:
 
 def clip_block_size(requested: float, horizon: int, *, source: str, context: str) -> int:
     """Round to an integer and clip to [1, T], warning (with the numbers) when the block size
-    reaches the horizon, because then the learner plays a single block (DESIGN.md §5)."""
+    reaches the horizon, because then the learner plays a single block (docs/algorithms.md)."""
     block = min(max(int(round(requested)), 1), horizon)
     if requested >= horizon:
         warn(
@@ -190,7 +190,7 @@ def certified_eps(
     norm: Norm | None = None,
 ) -> float:
     """The largest ε for which the replicability proof's union bound certifies ρ at block size
-    B (DESIGN.md §7: *certified*).
+    B (docs/claims.md: *certified*).
 
     ``learner=None`` (or a registered learner without a guarantee of its own, which
     :func:`replify.wrap` would make replicable): the general framework of ``norm``

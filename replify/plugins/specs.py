@@ -1,5 +1,5 @@
-"""What a plugin registers: :class:`LearnerSpec` and :class:`AdversarySpec` (DESIGN.md §4),
-and the duck-typed protocols they build (DESIGN.md §2)."""
+"""What a plugin registers: :class:`LearnerSpec` and :class:`AdversarySpec` (docs/plugins.md),
+and the duck-typed protocols they build (docs/wrapper.md)."""
 
 from __future__ import annotations
 
