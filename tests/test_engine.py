@@ -168,11 +168,12 @@ def test_results_on_a_real_local_dask_cluster_are_the_same():
 def test_peak_memory_stays_bounded_on_a_long_horizon():
     # n = 10, T = 2 x 10^6, per-step path: drawing each lane's costs whole would take 8 lanes x 160 MB;
     # two such lanes already pass the 256 MiB bound (as two of 800 MB passed 1 GiB at T = 10^7, which
-    # took four times as long). The engine's peak is about 50 MiB whatever T (the interpreter's).
+    # took four times as long). The child's own peak (VmHWM, which starts afresh at exec; ru_maxrss
+    # keeps the parent's, pytest's, across it) is about 50 MiB whatever T: the interpreter's.
     code = (
-        "import resource, replify\n"
+        "import replify\n"
         "r = replify.evaluate('ftplb-star', 'iid-bernoulli', n=10, horizon=2 * 10**6, pairs=4, seed=0, rho=0.1, fast_path=False)\n"
-        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
+        "print(next(int(line.split()[1]) for line in open('/proc/self/status') if line.startswith('VmHWM:')))\n"
     )
     out = subprocess.run([sys.executable, "-W", "ignore", "-c", code], check=True, capture_output=True, text=True, timeout=900)
     peak_kib = int(out.stdout.split()[-1])
@@ -303,18 +304,21 @@ def test_a_whole_sequence_adversary_runs_in_two_sequences_of_memory(learner):
     # Kept for all of a group's lanes, as before, it took 6 sequences (229 MiB); one pair at a time, each
     # lane's draw freed once folded or played, the peak above the interpreter's is at most two
     # sequences plus the engine's chunks (2 MiB each) and the learner's state: bound 2 x 38 + 40 MiB
-    # (hedge measured 89 MiB; at T = 10^6, 186 MiB against 193, in twice the time).
+    # (hedge measured 89 MiB; at T = 10^6, 186 MiB against 193, in twice the time). The peaks are the
+    # child's own (VmHWM, which starts afresh at exec): ru_maxrss keeps the parent's, pytest's, across
+    # exec, which hid any growth below pytest's own size.
     code = (
-        "import resource, warnings, numpy as np, replify\n"
+        "import warnings, numpy as np, replify\n"
         "warnings.simplefilter('ignore')\n"
+        "def peak_kib(): return next(int(line.split()[1]) for line in open('/proc/self/status') if line.startswith('VmHWM:'))\n"
         "class User:\n"
         "    def __init__(self, n, horizon): self.n, self.horizon = n, horizon\n"
         "    def sample(self, rng): return rng.random((self.horizon, self.n))\n"
         f"kw = {{'rho': 0.1}} if {learner!r} != 'hedge' else {{}}\n"
         "replify.evaluate('constant', User(10, 100), n=10, horizon=100, pairs=2, seed=0)\n"
-        "base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+        "base = peak_kib()\n"
         f"replify.evaluate({learner!r}, User(10, 5 * 10**5), n=10, horizon=5 * 10**5, pairs=3, seed=0, **kw)\n"
-        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base)\n"
+        "print(peak_kib() - base)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True, timeout=600)
     grown_mib = int(out.stdout.split()[-1]) / 2**10
