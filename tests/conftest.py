@@ -3,7 +3,9 @@ import time, so that typeguard's import hook (``--typeguard-packages``) instrume
 
 from __future__ import annotations
 
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -75,3 +77,65 @@ def replify_warnings_are_errors():
         warnings.simplefilter("error", ReplifyWarning)
         warnings.simplefilter("ignore", ReplicabilityWarning)
         yield
+
+
+# -- tests that are one long subprocess, started early --------------------------------------------
+# A test marked early_subprocess(argv, cwd=None, timeout=600) runs one command and checks its result.
+# The command is started as soon as the session's tests are collected (only for the tests selected),
+# so that it runs on another core beside the in-process tests; the early_subprocess fixture waits
+# for it and returns it finished, as subprocess.run(argv, capture_output=True, text=True) would. A
+# test whose command was not started early (run on its own, or collected some other way) starts it
+# when it runs. The command sees the environment and working directory of collection time.
+
+_early: dict = {}
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "early_subprocess(argv, cwd=None, timeout=600): the test's command, started once the tests "
+        "are collected; the early_subprocess fixture returns its finished result")
+
+
+def _start_early(marker):
+    argv = [str(a) for a in marker.args[0]]
+    out, err = tempfile.TemporaryFile("w+"), tempfile.TemporaryFile("w+")  # files, not pipes: never full
+    proc = subprocess.Popen(argv, cwd=marker.kwargs.get("cwd"), stdout=out, stderr=err, text=True)
+    return proc, out, err, argv, marker.kwargs.get("timeout", 600)
+
+
+def pytest_collection_finish(session):
+    if session.config.option.collectonly:
+        return
+    for item in session.items:
+        marker = item.get_closest_marker("early_subprocess")
+        if marker is not None and item.nodeid not in _early:
+            _early[item.nodeid] = _start_early(marker)
+
+
+def pytest_sessionfinish(session):
+    for proc, out, err, _, _ in _early.values():  # started but never waited for (-x, a keyboard interrupt)
+        proc.kill()
+        proc.wait()
+        out.close()
+        err.close()
+    _early.clear()
+
+
+@pytest.fixture
+def early_subprocess(request):
+    marker = request.node.get_closest_marker("early_subprocess")
+    assert marker is not None, "early_subprocess needs the test's early_subprocess(argv, ...) marker"
+    proc, out, err, argv, timeout = _early.pop(request.node.nodeid, None) or _start_early(marker)
+    try:
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+            raise
+        out.seek(0)
+        err.seek(0)
+        return subprocess.CompletedProcess(argv, proc.returncode, out.read(), err.read())
+    finally:
+        out.close()
+        err.close()

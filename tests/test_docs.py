@@ -11,9 +11,11 @@ from doc_blocks import guide_pages
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_readme_and_guide_python_blocks_run_in_order():
-    out = subprocess.run([sys.executable, str(ROOT / "tests" / "doc_blocks.py")], cwd=ROOT, capture_output=True,
-                         text=True, timeout=600)
+# The two longest tests here are each one subprocess (about 20 s and 8 s): started as soon as the
+# tests are collected, they run beside the rest of the suite (conftest.py, early_subprocess).
+@pytest.mark.early_subprocess([sys.executable, ROOT / "tests" / "doc_blocks.py"], cwd=ROOT, timeout=600)
+def test_readme_and_guide_python_blocks_run_in_order(early_subprocess):
+    out = early_subprocess
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-4000:]
     assert "blocks ran" in out.stdout
 
@@ -37,9 +39,10 @@ def test_readme_test_command_is_what_ci_runs():
 
 
 @pytest.mark.slow
-def test_quickstart_runs_and_reports_a_replicable_learner():
-    out = subprocess.run([sys.executable, str(ROOT / "examples" / "quickstart.py")], check=True,
-                         capture_output=True, text=True, timeout=600)
+@pytest.mark.early_subprocess([sys.executable, ROOT / "examples" / "quickstart.py"], timeout=600)
+def test_quickstart_runs_and_reports_a_replicable_learner(early_subprocess):
+    out = early_subprocess
+    out.check_returncode()  # CalledProcessError, as subprocess.run(check=True) raised
     assert "wrapped MyHedge" in out.stdout and "plain Hedge" in out.stdout
     assert "constant" in out.stdout and "split-commit" in out.stdout and "gain over constant" in out.stdout
     assert re.search(r"interval for rho ends at 0\.\d+ \(<= rho = 0\.1\)", out.stdout), out.stdout
