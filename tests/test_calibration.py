@@ -1,7 +1,6 @@
 """Calibration (issue 11): measured, labelled, never passed off as certified."""
 
 import json
-import subprocess
 import sys
 import warnings
 
@@ -10,6 +9,8 @@ import pytest
 
 import replify
 from replify.errors import InvalidArgumentError
+
+from conftest import TEMP_DIR
 
 # A small grid keeps the search to seconds: block sizes T/10 and T/4, eps 1, 2, 4 times the certified one.
 # With these seeds the best-learning candidate (B = T/4, 4x the certified eps) passes every test when
@@ -70,16 +71,18 @@ def test_calibrate_refuses_what_it_cannot_calibrate():
         replify.calibrate("hedge", n=3, horizon=1000, rho=0.1, grid=[])
 
 
-def test_cli_calibrate(tmp_path):
-    # rho = 0.9: the first candidate tried (the lowest regret) passes every test, so the command's run is
-    # its regret screen of the default grid and one candidate's tests (at rho = 0.3, about 50 candidates
-    # are screened out first); what is checked is the command's output and file.
-    out = subprocess.run([sys.executable, "-m", "replify.cli", "calibrate", "ftplb-star", "-n", "3", "-T", "3000",
-                          "--rho", "0.9", "--budget", "20000", "--test-pairs", "1000", "--json", str(tmp_path / "c.json")],
-                         capture_output=True, text=True)
+# rho = 0.9: the first candidate tried (the lowest regret) passes every test, so the command's run is
+# its regret screen of the default grid and one candidate's tests (at rho = 0.3, about 50 candidates
+# are screened out first); what is checked is the command's output and file. The command runs ahead
+# in the background, in a new directory (conftest.py, early_subprocess).
+@pytest.mark.early_subprocess([sys.executable, "-m", "replify.cli", "calibrate", "ftplb-star", "-n", "3", "-T", "3000",
+                               "--rho", "0.9", "--budget", "20000", "--test-pairs", "1000", "--json", "c.json"],
+                              cwd=TEMP_DIR, timeout=None)
+def test_cli_calibrate(early_subprocess):
+    out = early_subprocess
     assert out.returncode == 0, out.stderr
     assert "claim            calibrated on" in out.stdout and "not certified" in out.stdout
-    data = json.loads((tmp_path / "c.json").read_text())
+    data = json.loads((out.cwd / "c.json").read_text())
     assert data["learner"] == "ftplb-star" and all(c["decision"] == "below" for c in data["checks"])
 
 

@@ -2,7 +2,6 @@
 
 import json
 import math
-import subprocess
 import sys
 
 import numpy as np
@@ -11,6 +10,8 @@ import pytest
 import replify
 from replify.errors import InvalidArgumentError
 from replify.lower_bounds import coin_reduction, lazy_leader_demo, majority_decoder
+
+from conftest import TEMP_DIR
 
 
 def hoeffding(k, outcomes=1, false_alarm=1e-6):
@@ -85,43 +86,35 @@ def test_the_majority_decoder_recovers_the_bias_from_a_low_regret_learner():
     assert red.regret_mean <= K
 
 
-@pytest.fixture(scope="module")
-def demo_cli(tmp_path_factory):
-    """``replify demo NAME --quick --json d.json --plot d.png`` (seed 0, the default), run once per
-    demo for this module: returns (the finished process, the directory holding d.json and d.png).
-    The coin and bandit-coin tests below read the demo's rows and settings from that JSON (the
-    demo's ``to_dict()``) instead of running the demo a second time in this process, where
-    typeguard's instrumentation makes bandit-coin's Python-stepped baselines take about 20 s."""
-    runs = {}
-
-    def run(name):
-        if name not in runs:
-            where = tmp_path_factory.mktemp(f"demo-{name}")
-            out = subprocess.run(
-                [sys.executable, "-m", "replify.cli", "demo", name, "--quick", "--json", str(where / "d.json"),
-                 "--plot", str(where / "d.png")], capture_output=True, text=True, timeout=600,
-            )
-            runs[name] = (out, where)
-        return runs[name]
-
-    return run
+def demo_command(name):
+    """``replify demo NAME --quick --json d.json --plot d.png`` (seed 0, the default), run ahead in
+    the background in a new directory (conftest.py, early_subprocess). The tests that carry the same
+    mark share its one run: the command-line test, and the coin and bandit-coin tests below, which
+    read the demo's rows and settings from that JSON (the demo's ``to_dict()``) instead of running
+    the demo a second time in this process, where typeguard's instrumentation makes bandit-coin's
+    Python-stepped baselines take about 20 s."""
+    return pytest.mark.early_subprocess(
+        [sys.executable, "-m", "replify.cli", "demo", name, "--quick", "--json", "d.json", "--plot", "d.png"],
+        cwd=TEMP_DIR, timeout=600,
+    )
 
 
-def demo_json(demo_cli, name):
+def demo_json(out):
     """The demo's JSON as the command line wrote it (rows and settings, ``Demo.to_dict()``)."""
-    out, where = demo_cli(name)
     assert out.returncode == 0, out.stderr
-    return json.loads((where / "d.json").read_text())
+    return json.loads((out.cwd / "d.json").read_text())
 
 
-@pytest.mark.parametrize("name", ["coin", "phases", "lazy-leader", "bandit-coin"])
-def test_demo_quick_from_the_command_line(name, demo_cli):
-    out, where = demo_cli(name)
+@pytest.mark.parametrize("name", [pytest.param(name, marks=demo_command(name))
+                                  for name in ("coin", "phases", "lazy-leader", "bandit-coin")])
+def test_demo_quick_from_the_command_line(name, early_subprocess):
+    out = early_subprocess
     assert out.returncode == 0, out.stderr
     assert f"replify demo {name}" in out.stdout and "rho_hat" in out.stdout
-    data = json.loads((where / "d.json").read_text())
+    data = json.loads((out.cwd / "d.json").read_text())
     assert data["demo"] == name and len(data["rows"]) >= 2
-    assert (where / "d.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and (where / "d.png").stat().st_size > 5000
+    png = out.cwd / "d.png"
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 5000
 
 
 def test_lazy_leader_demo_shows_ftpl_not_replicable_and_fllb_replicable():
@@ -143,10 +136,11 @@ def test_coin_reduction_checks_its_arguments():
         coin_reduction("hedge", horizon=100, pairs=5, seed=0)
 
 
-def test_coin_demo_is_a_frontier_with_both_reference_rows(demo_cli):
+@demo_command("coin")
+def test_coin_demo_is_a_frontier_with_both_reference_rows(early_subprocess):
     from replify.stats import binomial_upper_tail
 
-    demo = demo_json(demo_cli, "coin")  # coin_demo(quick=True, seed=0).to_dict()
+    demo = demo_json(early_subprocess)  # coin_demo(quick=True, seed=0).to_dict()
     assert demo["demo"] == "coin"
     rows = {(r["algorithm"], r["certified rho"]): r for r in demo["rows"]}
     assert {a for a, _ in rows} == {"ftplb-star", "split-commit", "wrapped hedge", "constant", "hedge"}
@@ -167,10 +161,11 @@ def test_coin_demo_is_a_frontier_with_both_reference_rows(demo_cli):
     assert rows[("constant", "0 (any)")]["decoder success at tau=0.24"] <= 0.75
 
 
-def test_bandit_coin_demo_shows_the_replicable_learners_beside_the_references(demo_cli):
+@demo_command("bandit-coin")
+def test_bandit_coin_demo_shows_the_replicable_learners_beside_the_references(early_subprocess):
     from replify.stats import binomial_upper_tail
 
-    demo = demo_json(demo_cli, "bandit-coin")  # bandit_coin_demo(quick=True, seed=0).to_dict()
+    demo = demo_json(early_subprocess)  # bandit_coin_demo(quick=True, seed=0).to_dict()
     assert demo["demo"] == "bandit-coin"
     rows = {(r["algorithm"], r["width_scale"]): r for r in demo["rows"]}
     assert {a for a, _ in rows} == {"rep-elimination", "rep-etc", "constant", "ucb1", "thompson", "exp3"}
