@@ -3,7 +3,11 @@ import time, so that typeguard's import hook (``--typeguard-packages``) instrume
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 import sys
+import tempfile
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -75,3 +79,133 @@ def replify_warnings_are_errors():
         warnings.simplefilter("error", ReplifyWarning)
         warnings.simplefilter("ignore", ReplicabilityWarning)
         yield
+
+
+# -- tests whose work is one long subprocess, run ahead in the background ---------------------------
+# A test marked early_subprocess(argv, cwd=None, timeout=600) checks the result of one command. Once
+# the session's tests are collected, the commands of the selected ones are run one after another by a
+# background thread, on the machine's second core while the in-process tests run on the first; the
+# early_subprocess fixture returns the command finished, as subprocess.run(argv, capture_output=True,
+# text=True, cwd=cwd, timeout=timeout) would (a TimeoutExpired is raised in the test). A command not
+# yet started when its test runs is run by the test itself, so a test run on its own is unchanged.
+# cwd=TEMP_DIR runs the command in a new empty directory (argv naming its files relatively), whose
+# path is the result's ``cwd`` attribute. Tests whose markers are equal share one run; each gets its
+# result from the fixture. Commands see the environment of collection time.
+
+TEMP_DIR = "<a new temporary directory>"
+
+
+class _EarlyCommand:
+    def __init__(self, argv, cwd, timeout):
+        self.argv, self.cwd, self.timeout = [str(a) for a in argv], cwd, timeout
+        self.lock = threading.Lock()
+        self.state = "queued"  # queued -> running -> done, or queued -> cancelled
+        self.done = threading.Event()
+        self.proc = self.result = self.workdir = None
+
+    def claim(self):
+        with self.lock:
+            if self.state != "queued":
+                return False
+            self.state = "running"
+            return True
+
+    def run(self):
+        try:
+            if self.cwd == TEMP_DIR:
+                self.workdir = tempfile.mkdtemp(prefix="replify-tests-")
+            cwd = self.workdir if self.cwd == TEMP_DIR else self.cwd
+            with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:  # files: never full
+                with self.lock:
+                    if self.state == "cancelled":
+                        return
+                    self.proc = subprocess.Popen(self.argv, cwd=cwd, stdout=out, stderr=err, text=True)
+                try:
+                    self.proc.wait(timeout=self.timeout)
+                except subprocess.TimeoutExpired:
+                    self.proc.kill()
+                    self.proc.wait()
+                    raise
+                out.seek(0)
+                err.seek(0)
+                self.result = subprocess.CompletedProcess(self.argv, self.proc.returncode, out.read(), err.read())
+                self.result.cwd = None if cwd is None else Path(cwd)
+        except BaseException as exc:  # noqa: BLE001 - handed to the test that waits for it
+            self.result = exc
+        finally:
+            with self.lock:
+                self.state = "done" if self.state == "running" else self.state
+            self.done.set()
+
+    def finished(self):
+        if self.claim():  # not started in the background: run it now
+            self.run()
+        self.done.wait()
+        if isinstance(self.result, BaseException):
+            raise self.result
+        return self.result
+
+    def cancel(self):
+        with self.lock:
+            if self.state == "queued":
+                self.state = "cancelled"
+                self.done.set()
+            elif self.state == "running":
+                if self.proc is None:
+                    self.state = "cancelled"  # claimed, not yet started: run() stops before starting it
+                else:
+                    self.proc.kill()
+
+
+_early: dict = {}  # marker key -> _EarlyCommand
+_early_thread = None
+
+
+def _early_key(marker):
+    kw = marker.kwargs
+    return (tuple(str(a) for a in marker.args[0]), str(kw.get("cwd")), kw.get("timeout", 600))
+
+
+def _early_command(marker):
+    key = _early_key(marker)
+    if key not in _early:
+        _early[key] = _EarlyCommand(marker.args[0], marker.kwargs.get("cwd"), marker.kwargs.get("timeout", 600))
+    return _early[key]
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "early_subprocess(argv, cwd=None, timeout=600): the test's command, run ahead in the background "
+        "once the tests are collected; the early_subprocess fixture returns it finished")
+
+
+def pytest_collection_finish(session):
+    global _early_thread
+    if session.config.option.collectonly:
+        return
+    queue = []
+    for item in session.items:
+        marker = item.get_closest_marker("early_subprocess")
+        if marker is not None and _early_key(marker) not in _early:
+            queue.append(_early_command(marker))
+    if queue:
+        _early_thread = threading.Thread(target=lambda: [c.run() for c in queue if c.claim()], daemon=True)
+        _early_thread.start()
+
+
+def pytest_sessionfinish(session):
+    for command in _early.values():  # queued or running but never waited for (-x, an interrupt)
+        command.cancel()
+    if _early_thread is not None:
+        _early_thread.join(timeout=60)
+    for command in _early.values():
+        if command.workdir is not None:
+            shutil.rmtree(command.workdir, ignore_errors=True)
+    _early.clear()
+
+
+@pytest.fixture
+def early_subprocess(request):
+    marker = request.node.get_closest_marker("early_subprocess")
+    assert marker is not None, "early_subprocess needs the test's early_subprocess(argv, ...) marker"
+    return _early_command(marker).finished()

@@ -11,9 +11,12 @@ from doc_blocks import guide_pages
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_readme_and_guide_python_blocks_run_in_order():
-    out = subprocess.run([sys.executable, str(ROOT / "tests" / "doc_blocks.py")], cwd=ROOT, capture_output=True,
-                         text=True, timeout=600)
+# The tests that are one subprocess with fixed arguments (the blocks, about 20 s; the quick start,
+# 8 s; the demo scripts) run it ahead in the background, beside the rest of the suite (conftest.py,
+# early_subprocess).
+@pytest.mark.early_subprocess([sys.executable, ROOT / "tests" / "doc_blocks.py"], cwd=ROOT, timeout=600)
+def test_readme_and_guide_python_blocks_run_in_order(early_subprocess):
+    out = early_subprocess
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-4000:]
     assert "blocks ran" in out.stdout
 
@@ -37,18 +40,23 @@ def test_readme_test_command_is_what_ci_runs():
 
 
 @pytest.mark.slow
-def test_quickstart_runs_and_reports_a_replicable_learner():
-    out = subprocess.run([sys.executable, str(ROOT / "examples" / "quickstart.py")], check=True,
-                         capture_output=True, text=True, timeout=600)
+@pytest.mark.early_subprocess([sys.executable, ROOT / "examples" / "quickstart.py"], timeout=600)
+def test_quickstart_runs_and_reports_a_replicable_learner(early_subprocess):
+    out = early_subprocess
+    out.check_returncode()  # CalledProcessError, as subprocess.run(check=True) raised
     assert "wrapped MyHedge" in out.stdout and "plain Hedge" in out.stdout
     assert "constant" in out.stdout and "split-commit" in out.stdout and "gain over constant" in out.stdout
     assert re.search(r"interval for rho ends at 0\.\d+ \(<= rho = 0\.1\)", out.stdout), out.stdout
 
 
-@pytest.mark.parametrize("script", ["demo_coin.py", "demo_phases.py", "demo_lazy_leader.py"])
-def test_demo_examples_run_quick(script):
-    out = subprocess.run([sys.executable, str(ROOT / "examples" / script), "--quick"], check=True,
-                         capture_output=True, text=True, timeout=600)
+@pytest.mark.parametrize("script", [
+    pytest.param(script, marks=pytest.mark.early_subprocess([sys.executable, ROOT / "examples" / script, "--quick"],
+                                                            timeout=600))
+    for script in ("demo_coin.py", "demo_phases.py", "demo_lazy_leader.py")
+])
+def test_demo_examples_run_quick(script, early_subprocess):
+    out = early_subprocess
+    out.check_returncode()  # CalledProcessError, as subprocess.run(check=True) raised
     assert "rho_hat" in out.stdout
 
 

@@ -38,8 +38,9 @@ def test_sweep_stress_and_calibrate_report_progress():
     assert rows == [(1, 2), (2, 2)]
     found = replify.stress("ftpl", n=2, horizon=300, budget=64, seed=0, progress=lambda d, t: spent.append((d, t)))
     assert spent[-1] == (found.pairs_used, 64)
+    # refine_pairs=40 (default 400): the regret measurements count one unit of work each, whatever their pairs
     replify.calibrate("ftplb-star", n=3, horizon=2_000, rho=0.3, seed=0, budget=4_000, block_fractions=(0.25,),
-                      multipliers=(1.0, 4.0), progress=lambda d, t: work.append((d, t)))
+                      multipliers=(1.0, 4.0), refine_pairs=40, progress=lambda d, t: work.append((d, t)))
     assert work and all(d <= t for d, t in work) and [d for d, _ in work] == sorted(d for d, _ in work)
 
 
@@ -55,8 +56,10 @@ def test_ctrl_c_ends_a_cli_sweep_in_one_line_and_its_file_stays_whole(tmp_path):
     # Run a sweep that takes several seconds, interrupt it once its first row is on disk: exit
     # status 130, one line on stderr, every line of the file a whole row; a second run resumes.
     config = tmp_path / "s.toml"
-    config.write_text('learners = ["hedge"]\nadversaries = ["iid-bernoulli"]\nhorizons = [20000, 20001, 20002, 20003, '
-                      '20004, 20005, 20006, 20007]\nns = [10]\npairs = 40\nseed = 0\n')
+    # 8 rows of about 0.2 s each (T = 6000; 20000 took 0.75 s a row): the 7 rows after the first
+    # leave over a second for the signal, which is sent within 0.05 s of the first row's write.
+    config.write_text('learners = ["hedge"]\nadversaries = ["iid-bernoulli"]\nhorizons = [6000, 6001, 6002, 6003, '
+                      '6004, 6005, 6006, 6007]\nns = [10]\npairs = 40\nseed = 0\n')
     out = tmp_path / "s.jsonl"
     # A shell's background job inherits SIGINT ignored (CI runs tests so), and Python then keeps it
     # ignored: give the child the default disposition, as a terminal's foreground process has.

@@ -2,7 +2,6 @@
 
 import json
 import math
-import subprocess
 import sys
 
 import numpy as np
@@ -11,6 +10,8 @@ import pytest
 import replify
 from replify.errors import InvalidArgumentError
 from replify.experiments.lower_bounds import coin_reduction, lazy_leader_demo, majority_decoder
+
+from conftest import TEMP_DIR
 
 
 def hoeffding(k, outcomes=1, false_alarm=1e-6):
@@ -85,17 +86,35 @@ def test_the_majority_decoder_recovers_the_bias_from_a_low_regret_learner():
     assert red.regret_mean <= K
 
 
-@pytest.mark.parametrize("name", ["coin", "phases", "lazy-leader", "bandit-coin"])
-def test_demo_quick_from_the_command_line(name, tmp_path):
-    out = subprocess.run(
-        [sys.executable, "-m", "replify.cli", "demo", name, "--quick", "--json", str(tmp_path / "d.json"),
-         "--plot", str(tmp_path / "d.png")], capture_output=True, text=True, timeout=600,
+def demo_command(name):
+    """``replify demo NAME --quick --json d.json --plot d.png`` (seed 0, the default), run ahead in
+    the background in a new directory (conftest.py, early_subprocess). The tests that carry the same
+    mark share its one run: the command-line test, and the coin and bandit-coin tests below, which
+    read the demo's rows and settings from that JSON (the demo's ``to_dict()``) instead of running
+    the demo a second time in this process, where typeguard's instrumentation makes bandit-coin's
+    Python-stepped baselines take about 20 s."""
+    return pytest.mark.early_subprocess(
+        [sys.executable, "-m", "replify.cli", "demo", name, "--quick", "--json", "d.json", "--plot", "d.png"],
+        cwd=TEMP_DIR, timeout=600,
     )
+
+
+def demo_json(out):
+    """The demo's JSON as the command line wrote it (rows and settings, ``Demo.to_dict()``)."""
+    assert out.returncode == 0, out.stderr
+    return json.loads((out.cwd / "d.json").read_text())
+
+
+@pytest.mark.parametrize("name", [pytest.param(name, marks=demo_command(name))
+                                  for name in ("coin", "phases", "lazy-leader", "bandit-coin")])
+def test_demo_quick_from_the_command_line(name, early_subprocess):
+    out = early_subprocess
     assert out.returncode == 0, out.stderr
     assert f"replify demo {name}" in out.stdout and "rho_hat" in out.stdout
-    data = json.loads((tmp_path / "d.json").read_text())
+    data = json.loads((out.cwd / "d.json").read_text())
     assert data["demo"] == name and len(data["rows"]) >= 2
-    assert (tmp_path / "d.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and (tmp_path / "d.png").stat().st_size > 5000
+    png = out.cwd / "d.png"
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 5000
 
 
 def test_lazy_leader_demo_shows_ftpl_not_replicable_and_fllb_replicable():
@@ -117,47 +136,49 @@ def test_coin_reduction_checks_its_arguments():
         coin_reduction("hedge", horizon=100, pairs=5, seed=0)
 
 
-def test_coin_demo_is_a_frontier_with_both_reference_rows():
-    from replify.experiments.lower_bounds import coin_demo
+@demo_command("coin")
+def test_coin_demo_is_a_frontier_with_both_reference_rows(early_subprocess):
     from replify.evaluation.stats import binomial_upper_tail
 
-    demo = coin_demo(quick=True, seed=0)
-    rows = {(r["algorithm"], r["certified rho"]): r for r in demo.rows}
+    demo = demo_json(early_subprocess)  # coin_demo(quick=True, seed=0).to_dict()
+    assert demo["demo"] == "coin"
+    rows = {(r["algorithm"], r["certified rho"]): r for r in demo["rows"]}
     assert {a for a, _ in rows} == {"ftplb-star", "split-commit", "wrapped hedge", "constant", "hedge"}
     assert rows[("constant", "0 (any)")]["rho_hat"] == 0.0  # replicable ...
     assert rows[("hedge", "none")]["rho_hat"] == 1.0  # ... and not
-    pairs = 2 * demo.settings["pairs per sign"]
-    grid = demo.settings["grid"]
+    pairs = 2 * demo["settings"]["pairs per sign"]
+    grid = demo["settings"]["grid"]
     for cell in grid:
         if cell["rho"] is not None:  # every certified learner, at every tau: the certificate is not refuted
             assert binomial_upper_tail(round(cell["rho_hat"] * pairs), pairs, cell["rho"]) >= 1e-6, cell
     # the frontier point is the worst regret over the tau grid
     for (label, rho), row in rows.items():
         cells = [c for c in grid if c["algorithm"] == label and c["rho"] == (rho if isinstance(rho, float) else None)]
-        assert len(cells) == len(demo.settings["taus"]) and row["worst regret"] == max(c["regret"] for c in cells)
+        assert len(cells) == len(demo["settings"]["taus"]) and row["worst regret"] == max(c["regret"] for c in cells)
     # a certified learner decodes the coin at the largest tau (it learns), constant does not (40 trials:
     # split-commit measured 40/40 at both rhos; constant's success is its random expert's, about 1/2)
     assert rows[("split-commit", 0.1)]["decoder success at tau=0.24"] >= 0.9
     assert rows[("constant", "0 (any)")]["decoder success at tau=0.24"] <= 0.75
 
 
-def test_bandit_coin_demo_shows_the_replicable_learners_beside_the_references():
-    from replify.experiments.lower_bounds import bandit_coin_demo
+@demo_command("bandit-coin")
+def test_bandit_coin_demo_shows_the_replicable_learners_beside_the_references(early_subprocess):
     from replify.evaluation.stats import binomial_upper_tail
 
-    demo = bandit_coin_demo(quick=True, seed=0)
-    rows = {(r["algorithm"], r["width_scale"]): r for r in demo.rows}
+    demo = demo_json(early_subprocess)  # bandit_coin_demo(quick=True, seed=0).to_dict()
+    assert demo["demo"] == "bandit-coin"
+    rows = {(r["algorithm"], r["width_scale"]): r for r in demo["rows"]}
     assert {a for a, _ in rows} == {"rep-elimination", "rep-etc", "constant", "ucb1", "thompson", "exp3"}
     assert rows[("constant", "-")]["rho_hat"] == 0.0
     assert min(rows[(b, "-")]["rho_hat"] for b in ("ucb1", "thompson", "exp3")) >= 0.5  # measured 1.0
-    pairs = 2 * demo.settings["pairs per sign"]
-    for cell in demo.settings["grid"]:  # the certified grid: the iid bound rho = 0.1 is not refuted at any tau
+    pairs = 2 * demo["settings"]["pairs per sign"]
+    for cell in demo["settings"]["grid"]:  # the certified grid: the iid bound rho = 0.1 is not refuted at any tau
         if cell["width_scale"] == 1.0:
             assert binomial_upper_tail(round(cell["rho_hat"] * pairs), pairs, 0.1) >= 1e-6, cell
     for (label, scale), row in rows.items():
-        cells = [c for c in demo.settings["grid"] if c["algorithm"] == label
+        cells = [c for c in demo["settings"]["grid"] if c["algorithm"] == label
                  and c["width_scale"] == (None if scale == "-" else scale)]
-        assert len(cells) == len(demo.settings["taus"]) and row["worst regret"] == max(c["regret"] for c in cells)
+        assert len(cells) == len(demo["settings"]["taus"]) and row["worst regret"] == max(c["regret"] for c in cells)
     assert rows[("rep-elimination", 1.0)]["rho claim"] == "certified (iid)"
     assert rows[("rep-elimination", 0.01)]["rho claim"] == "measured"
 

@@ -44,10 +44,11 @@ def test_stress_block_sums_have_the_law_of_the_steps():
 
 
 def test_stress_breaks_ftpl_and_fll_and_not_a_certified_learner():
-    # The targets: rho_hat >= 0.5 for ftpl and fll at n = 2 within 2000 pairs.
+    # Targets: rho_hat >= 0.5 for ftpl and fll at n = 2 within 2000 pairs; a budget of 500 meets
+    # them (worst rho_hat 0.58 for ftpl on coin, 1.0 for fll at these seeds), and stays within it.
     for name in ("ftpl", "fll"):
-        r = replify.stress(name, n=2, horizon=2000, budget=2000, seed=0)
-        assert r.pairs_used <= 2000 and r.worst.rho_hat >= 0.5, r.worst.to_dict()
+        r = replify.stress(name, n=2, horizon=2000, budget=500, seed=0)
+        assert r.pairs_used <= 500 and r.worst.rho_hat >= 0.5, r.worst.to_dict()
         assert len({c.family for c in r.candidates}) >= 3  # a search over families, not a fixed list
     eps = replify.certified_eps("ftplb-star", horizon=2000, n=2, rho=0.1, block_size=200)
     r = replify.stress("ftplb-star", n=2, horizon=2000, rho=0.1, budget=2000, seed=0, block_size=200, eps=eps)
