@@ -3,6 +3,7 @@ import time, so that typeguard's import hook (``--typeguard-packages``) instrume
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -90,14 +91,17 @@ def replify_warnings_are_errors():
 # yet started when its test runs is run by the test itself, so a test run on its own is unchanged.
 # cwd=TEMP_DIR runs the command in a new empty directory (argv naming its files relatively), whose
 # path is the result's ``cwd`` attribute. Tests whose markers are equal share one run; each gets its
-# result from the fixture. Commands see the environment of collection time.
+# result from the fixture. Commands see the environment and working directory of collection time.
 
 TEMP_DIR = "<a new temporary directory>"
 
 
 class _EarlyCommand:
     def __init__(self, argv, cwd, timeout):
-        self.argv, self.cwd, self.timeout = [str(a) for a in argv], cwd, timeout
+        # cwd=None: the working directory of now (collection), and the environment of now, not those of
+        # whichever test runs (and may have changed them) when the command starts
+        self.argv, self.cwd, self.timeout = [str(a) for a in argv], os.getcwd() if cwd is None else cwd, timeout
+        self.env = dict(os.environ)
         self.lock = threading.Lock()
         self.state = "queued"  # queued -> running -> done, or queued -> cancelled
         self.done = threading.Event()
@@ -119,7 +123,7 @@ class _EarlyCommand:
                 with self.lock:
                     if self.state == "cancelled":
                         return
-                    self.proc = subprocess.Popen(self.argv, cwd=cwd, stdout=out, stderr=err, text=True)
+                    self.proc = subprocess.Popen(self.argv, cwd=cwd, env=self.env, stdout=out, stderr=err, text=True)
                 try:
                     self.proc.wait(timeout=self.timeout)
                 except subprocess.TimeoutExpired:
@@ -129,7 +133,7 @@ class _EarlyCommand:
                 out.seek(0)
                 err.seek(0)
                 self.result = subprocess.CompletedProcess(self.argv, self.proc.returncode, out.read(), err.read())
-                self.result.cwd = None if cwd is None else Path(cwd)
+                self.result.cwd = Path(cwd)
         except BaseException as exc:  # noqa: BLE001 - handed to the test that waits for it
             self.result = exc
         finally:

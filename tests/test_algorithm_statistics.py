@@ -23,7 +23,9 @@ def hoeffding(k, outcomes, false_alarm=1e-6, samples=1):
 def test_fllb_and_ftplb_choose_with_the_same_law_at_a_transition():
     # The paper's remark: FLLB's grid point and FTPLB's c_0 + c_{1:t-1} are both uniform on the
     # cube c_{1:t-1} + [0, 1/eps)^n, so the action at a transition has the same law.
-    k, n, B, eps = 8_000, 3, 20, 0.1
+    # k = 5000 learners of each (was 8000): d = 2 sqrt(ln(2*3*2/1e-6) / (2k)) = 0.081 (0.064 at 8000),
+    # the same 1e-6 total false alarm; the laws here are about (0.63, 0.30, 0.07)
+    k, n, B, eps = 5_000, 3, 20, 0.1
     costs = np.zeros((2 * B, n))
     costs[:B] = np.array([0.2, 0.3, 0.45])  # l1 norm 0.95; cumulative (4, 6, 9) at the transition
     counts = {}
@@ -74,7 +76,9 @@ def exact_argmin_law(L, eps, cutoff=400):
 
 
 def test_ftplb_star_chooses_the_expert_with_the_independently_computed_law():
-    k, B, eps = 20_000, 4, 0.3
+    # k = 10000 draws (was 20000): every frequency within sqrt(ln(2*3/1e-6) / (2k)) = 0.028 (0.020 at
+    # 20000) of the exact law (0.73, 0.19, 0.08), except with probability 1e-6
+    k, B, eps = 10_000, 4, 0.3
     costs = np.array([[0, 1, 1], [0, 0, 1], [0, 1, 1], [0, 0, 1]] + [[0, 0, 0]] * 4, dtype=float)  # L = (0, 2, 4)
     chosen = np.array([
         FACTORY("ftplb-star")(n=3, horizon=8, rng=np.random.default_rng(s), rho=0.1, block_size=B, eps=eps).run(costs)[B]

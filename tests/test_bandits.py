@@ -175,9 +175,9 @@ def test_thompson_counts_zero_one_costs_as_failures_and_successes():
 @pytest.mark.parametrize("name", ["ucb1", "thompson", "exp3", "exp3-doubling"])
 def test_the_baselines_learn_a_gap_and_are_not_replicable(name):
     # one good arm of five, gap 0.2, T = 5000: constant's expected pseudo-regret is 0.2 * 4/5 * T = 800;
-    # every baseline's is below 0.7 of it on these fixed seeds (measured 0.05-0.53), and
-    # independent draws part every pair
-    report = replify.evaluate(name, "bernoulli-arms", n=5, horizon=5000, pairs=4, seed=0, adversary_params={"gap": 0.2})
+    # every baseline's is below 0.7 of it on these fixed seeds (measured 0.04-0.53, on 2 pairs as on
+    # the former 4), and independent draws part every pair
+    report = replify.evaluate(name, "bernoulli-arms", n=5, horizon=5000, pairs=2, seed=0, adversary_params={"gap": 0.2})
     assert report.pseudo_regret_mean < 0.7 * 800
     assert report.rho_hat == 1.0
 

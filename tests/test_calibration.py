@@ -89,11 +89,11 @@ def test_cli_calibrate(early_subprocess):
 def test_no_candidate_is_an_honest_refusal():
     # split-commit's certificate is near-tight on ties: at rho = 0.2 and 100 test pairs no
     # candidate can be decided below rho, and calibrate says so instead of returning one. The grid:
-    # its 4 fractions at 1x and 4x the certified eps (multipliers (1, 2, 4): split-commit takes every
-    # second one), each ranked on 100 refine pairs; every candidate is tried and refused.
+    # its 4 fractions at the certified eps (multiplier 1), ranked on 100 refine pairs; all four are
+    # tried, and each is left undecided by ties or by the reference.
     with pytest.raises(InvalidArgumentError, match=r"found no candidate that the sequential test decided below rho=0\.2"):
         replify.calibrate("split-commit", n=3, horizon=2000, rho=0.2, seed=0, budget=3000, test_pairs=100,
-                          multipliers=(1.0, 2.0, 4.0), refine_pairs=100)
+                          multipliers=(1.0,), refine_pairs=100)
 
 
 def test_the_frontier_figure(calibration, tmp_path):

@@ -2,6 +2,7 @@
 when the answer is clear."""
 
 import math
+import sys
 
 import numpy as np
 import pytest
@@ -80,12 +81,11 @@ def test_sequential_arguments_are_checked():
         BetaBinomialCS(alpha=0.0)
 
 
-def test_cli_decides_sequentially():
-    import subprocess
-    import sys
-
-    out = subprocess.run([sys.executable, "-m", "replify.cli", "run", "constant", "--adversary", "iid-bernoulli", "-n", "4",
-                          "-T", "500", "--pairs", "2000", "--decide", "0.1", "--quiet"], capture_output=True, text=True)
+# the command runs ahead in the background (conftest.py, early_subprocess)
+@pytest.mark.early_subprocess([sys.executable, "-m", "replify.cli", "run", "constant", "--adversary", "iid-bernoulli",
+                               "-n", "4", "-T", "500", "--pairs", "2000", "--decide", "0.1", "--quiet"], timeout=None)
+def test_cli_decides_sequentially(early_subprocess):
+    out = early_subprocess
     assert out.returncode == 0, out.stderr
     assert "decision         rho below 0.1 after 80 pairs" in out.stdout
 

@@ -109,25 +109,31 @@ def test_cli_list_and_run(tmp_path):
     assert (tmp_path / "r.svg").read_text().startswith("<?xml")
 
 
+def cli_command(*args):
+    """run_cli(*args) as a mark: the command runs ahead in the background (conftest.py, early_subprocess)."""
+    return pytest.mark.early_subprocess([sys.executable, "-m", "replify.cli", *args], timeout=300)
+
+
 @pytest.mark.parametrize(
     "args,message",
-    [
+    [pytest.param(args, message, marks=cli_command(*args)) for args, message in [
         (["run", "nope", "--adversary", "iid-bernoulli", "-n", "3", "-T", "10"], "no learner named 'nope'; known learners:"),
         (["run", "hedge", "--adversary", "nope", "-n", "3", "-T", "10"], "no adversary named 'nope'; known adversaries:"),
         (["run", "hedge", "--adversary", "iid-bernoulli", "-n", "1", "-T", "10"], "n must be an integer >= 2, got 1"),
         (["run", "ftplb-star", "--adversary", "iid-bernoulli", "-n", "3", "-T", "100"], "needs rho in (0, 1); got none"),
         (["run", "hedge", "--adversary", "iid-bernoulli", "-n", "3", "-T", "100", "--param", "oops"], "--param must look like key=value"),
         (["sweep", "missing.toml"], "config file 'missing.toml' not found"),
-    ],
+    ]],
 )
-def test_cli_errors_are_one_line(args, message):
-    out = run_cli(*args)
+def test_cli_errors_are_one_line(args, message, early_subprocess):
+    out = early_subprocess  # run_cli(*args)
     assert out.returncode == 2
     assert out.stderr.count("\n") == 1 and out.stderr.startswith("replify: error: ") and message in out.stderr, out.stderr
 
 
-def test_cli_bad_numbers_are_rejected_by_the_parser():
-    out = run_cli("run", "hedge", "--adversary", "iid-bernoulli", "-n", "three", "-T", "10")
+@cli_command("run", "hedge", "--adversary", "iid-bernoulli", "-n", "three", "-T", "10")
+def test_cli_bad_numbers_are_rejected_by_the_parser(early_subprocess):
+    out = early_subprocess
     assert out.returncode == 2 and "invalid int value: 'three'" in out.stderr
 
 
