@@ -1,5 +1,5 @@
 """The README's and the guide's Python blocks, run in reading order with the checks on what
-they measured. Run by tests/test_docs.py in a subprocess: outside pytest's typeguard import hook
+they measured. Run by tests/experiments/test_docs.py in a subprocess: outside pytest's typeguard import hook
 (which instruments every replify function and triples these blocks' time); the rest of the suite
 runs under it."""
 

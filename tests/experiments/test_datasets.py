@@ -96,7 +96,7 @@ def test_the_real_data_example_runs_and_draws_its_figure(tmp_path):
     # test_calibration.py; here it would cost half a minute)
     import sys
 
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
     from real_data_audit import audit, table
 
     from replify.plots import plot_tradeoff

@@ -6,7 +6,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "plugin"
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "plugin"
 
 
 def test_example_plugin_installs_and_is_found_through_its_entry_point(tmp_path):

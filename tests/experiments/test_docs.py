@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from doc_blocks import guide_pages
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 # The tests that are one subprocess with fixed arguments (the blocks, about 20 s; the quick start,
