@@ -185,8 +185,8 @@ def pytest_configure(config):
 
 def pytest_collection_finish(session):
     global _early_thread
-    if session.config.option.collectonly:
-        return
+    if session.config.option.collectonly or hasattr(session.config, "workerinput"):
+        return  # nothing runs; or a pytest-xdist worker, which runs only some of the items it collected
     queue = []
     for item in session.items:
         marker = item.get_closest_marker("early_subprocess")

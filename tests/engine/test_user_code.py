@@ -228,8 +228,10 @@ class BlockedLeader:
 def test_calibrate_a_users_learner_over_its_own_grid():
     # Greedy (noise 1) re-decisions part the runs on ties; heavy noise (1e6) keeps them together
     # but learns nothing. The calibration must pick a setting whose every test decided "below".
+    # refine_pairs=100 (default 400) here and below: what is checked is the knobs chosen and their tests
     grid = [{"block": 250, "noise": 1.0}, {"block": 250, "noise": 300.0}, {"block": 250, "noise": 1e6}]
-    cal = replify.calibrate(BlockedLeader, n=3, horizon=1_000, rho=0.2, seed=0, budget=6_000, test_pairs=600, grid=grid)
+    cal = replify.calibrate(BlockedLeader, n=3, horizon=1_000, rho=0.2, seed=0, budget=6_000, test_pairs=600, grid=grid,
+                            refine_pairs=100)
     assert cal.learner == "BlockedLeader" and cal.certified_knobs is None and cal.certified_regret is None
     assert cal.knobs in grid and cal.knobs["noise"] > 1.0  # the greedy one parts its runs on ties
     assert {c.adversary for c in cal.checks} >= {"iid-bernoulli", "ties", "crossing"}
@@ -238,6 +240,7 @@ def test_calibrate_a_users_learner_over_its_own_grid():
     assert isinstance(learner, BlockedLeader) and learner.noise_scale == cal.knobs["noise"]
     with pytest.raises(InvalidArgumentError, match=r"register\(\) names registered learners' calibrations"):
         cal.register()
-    as_given = replify.calibrate(BlockedLeader, n=3, horizon=1_000, rho=0.2, seed=0, budget=6_000, test_pairs=600)
+    as_given = replify.calibrate(BlockedLeader, n=3, horizon=1_000, rho=0.2, seed=0, budget=6_000, test_pairs=600,
+                                 refine_pairs=100)
     assert as_given.knobs == {} and as_given.candidates_tried == 1  # no grid: the learner as given
     json.dumps(cal.to_dict())
