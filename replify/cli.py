@@ -19,6 +19,8 @@ import warnings
 from pathlib import Path
 from typing import Any, Sequence
 
+import numpy as np
+
 import replify
 from replify._version import __version__
 from replify.checks import check_output_path
@@ -28,7 +30,7 @@ from replify.experiments.sweeps import check_results_file
 from replify.files import atomic_write, resolve
 from replify.plots import PLOT_SUFFIXES, rho_interval_label
 from replify.plots import plot_agreement, plot_frontier, plot_sweep
-from replify.progress import reporter
+from replify.sources import adversary_arg, is_reference, learner_arg
 
 
 #: Text that starts like JSON must be JSON: ``means=[0.4`` is an error, not the string "[0.4".
@@ -130,13 +132,16 @@ def _check_outputs(args: argparse.Namespace, plot: Any = None, output: Any = Non
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    print("learners:")
+    print("learners (any learner of your own goes wherever a name does, as 'package.module:Name' or "
+          "'path/to/file.py:Name'):")
+    print(f"  {'name':<16} {'problem':<8} {'feedback':<8} {'guarantee':<12} {'needs':<5} description")
     for name, spec in replify.learners().items():
         takes = "rho" if spec.parameters is not None or spec.guarantee else "-"
-        print(f"  {name:<14} {spec.problem:<8} guarantee={spec.guarantee or 'none':<12} needs={takes:<4} {spec.description}")
+        print(f"  {name:<16} {spec.problem:<8} {spec.feedback:<8} {spec.guarantee or 'none':<12} {takes:<5} "
+              f"{spec.description}")
         own = _learner_params(spec)
         if own:
-            print(f"  {'':<14}   parameters: {own}")
+            print(f"  {'':<16}   parameters: {own}")
     print("adversaries:")
     for name, spec in replify.adversaries().items():
         print(f"  {name:<20} {spec.description}")
@@ -195,25 +200,53 @@ def _report_table(report: Any) -> str:
     return "\n".join(lines)
 
 
+#: The iid instance the command line uses unless told otherwise: means spread over [0.3, 0.7], so
+#: that a learner has something to learn (equal means leave nothing to learn, and every learner
+#: looks as good as ``constant``).
+SPREAD = (0.3, 0.7)
+
+
+def _adversary_params(args: argparse.Namespace, adversary: Any) -> dict[str, Any] | None:
+    """The adversary's parameters from ``--adversary-param``; for ``iid-bernoulli`` without
+    ``means``, means spread over :data:`SPREAD` (said on stderr)."""
+    params = _params(args.adversary_param, "--adversary-param")
+    if adversary == "iid-bernoulli" and "means" not in params:
+        params["means"] = [round(float(m), 6) for m in np.linspace(*SPREAD, args.n)]
+    return params or None
+
+
+def _spread_note(args: argparse.Namespace) -> str | None:
+    """The line that says the command line chose the iid instance's means."""
+    if args.adversary != "iid-bernoulli" or "means" in _params(args.adversary_param, "--adversary-param"):
+        return None
+    return (f"  adversary        iid-bernoulli with means spread evenly over [{SPREAD[0]}, {SPREAD[1]}], expert 0 the best "
+            "(the command line's default instance; --adversary-param 'means=[...]' sets others)")
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     _check_outputs(args)
     overrides = _params(args.param)
     for key in ("block_size", "eps"):
         if getattr(args, key) is not None:
             overrides[key] = getattr(args, key)
+    learner = learner_arg(args.name, label=args.label, argument="NAME")
+    adversary = adversary_arg(args.adversary, argument="--adversary")
+    adversary_params = _adversary_params(args, args.adversary)
     report = replify.evaluate(
-        args.name, args.adversary, n=args.n, horizon=args.T, pairs=args.pairs, seed=args.seed, rho=args.rho,
-        adversary_params=_params(args.adversary_param, "--adversary-param") or None, n_jobs=args.n_jobs,
-        fast_path=False if args.no_fast_path else None, progress=_bar(args, f"replify run {args.name}"),
-        target=args.decide, sequential=args.decide is not None, **overrides,
+        learner.obj, adversary.obj, n=args.n, horizon=args.T, pairs=args.pairs, seed=args.seed, rho=args.rho,
+        adversary_params=adversary_params, n_jobs=args.n_jobs, label=learner.label,
+        fast_path=False if args.no_fast_path else None, progress=_bar(args),
+        target=args.decide, sequential=args.decide is not None, learner_params=overrides,
     )
     print(_report_table(report))
-    spec = replify.learners()[args.name]
-    if spec.guarantee is not None and spec.problem == "experts" and not args.no_references and args.name != "constant":
+    if _spread_note(args):
+        print(_spread_note(args))
+    experts = report.action_counts is not None or (learner.spec is not None and learner.spec.problem == "experts")
+    if learner.replicable and experts and not args.no_references and args.name != "constant":
         # A replicable learner is shown beside constant (replicable, learns nothing) and hedge (learns, not replicable).
         for ref in ("constant", "hedge"):
-            r = replify.evaluate(ref, args.adversary, n=args.n, horizon=args.T, pairs=args.pairs, seed=args.seed,
-                                 adversary_params=_params(args.adversary_param, "--adversary-param") or None, n_jobs=args.n_jobs)
+            r = replify.evaluate(ref, adversary.obj, n=args.n, horizon=args.T, pairs=args.pairs, seed=args.seed,
+                                 adversary_params=adversary_params, n_jobs=args.n_jobs, progress=_bar(args))
             rlo, rhi = r.regret_ci
             lo, hi = r.rho_ci
             print(f"  reference {ref:<9} rho_hat {r.rho_hat:.4f} [{lo:.4f}, {hi:.4f}]   regret {r.regret_mean:.2f} "
@@ -228,9 +261,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
     _check_outputs(args)
-    cal = replify.calibrate(args.name, n=args.n, horizon=args.T, rho=args.rho, seed=args.seed, budget=args.budget,
-                            test_pairs=args.test_pairs,
-                            progress=_bar(args, f"replify calibrate {args.name}"))
+    cal = replify.calibrate(learner_arg(args.name, argument="NAME").obj, n=args.n, horizon=args.T, rho=args.rho,
+                            seed=args.seed, budget=args.budget, test_pairs=args.test_pairs, label=_label(args),
+                            progress=_bar(args))
     print(f"replify calibrate {cal.learner}: n={cal.n}, T={cal.horizon}, rho={cal.rho}, {cal.candidates_tried} candidates tried")
     print(f"  knobs            {json.dumps(cal.knobs, sort_keys=True)}")
     print(f"  claim            {cal.label}")
@@ -254,9 +287,9 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 
 def cmd_stress(args: argparse.Namespace) -> int:
     _check_outputs(args)
-    result = replify.stress(args.name, n=args.n, horizon=args.T, rho=args.rho, budget=args.budget, seed=args.seed,
-                            families=args.family or None, progress=_bar(args, f"replify stress {args.name}"),
-                            **_params(args.param))
+    result = replify.stress(learner_arg(args.name, argument="NAME").obj, n=args.n, horizon=args.T, rho=args.rho,
+                            budget=args.budget, seed=args.seed, families=args.family or None, progress=_bar(args),
+                            label=_label(args), learner_params=_params(args.param))
     w = result.worst
     lo, hi = w.rho_ci
     print(f"replify stress {result.learner}: n={result.n}, T={result.horizon}, rho={result.rho}, "
@@ -298,7 +331,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         learners=config["learners"], adversaries=config["adversaries"], horizons=config["horizons"], ns=config["ns"],
         rhos=config.get("rhos", [None]), block_multipliers=config.get("block_multipliers", [1.0]),
         adversary_params=config.get("adversary_params"), pairs=config["pairs"], seed=config["seed"], path=out,
-        progress=_bar(args, "replify sweep"), n_jobs=config.get("n_jobs", 1), fast_path=config.get("fast_path"),
+        progress=_bar(args), n_jobs=config.get("n_jobs", 1), fast_path=config.get("fast_path"),
     )
     for rec in result.records():
         print(
@@ -316,18 +349,21 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     return 0
 
 
-def _bar(args: argparse.Namespace, label: str) -> Any:
-    """The CLI's progress bar: on a terminal's stderr, unless ``--quiet`` (tqdm when installed)."""
+def _bar(args: argparse.Namespace) -> bool | None:
+    """The ``progress=`` the command passes on: the default bar (tqdm on a terminal's stderr, for a
+    run that lasts), or none with ``--quiet``."""
+    return False if getattr(args, "quiet", False) else None
 
-    if getattr(args, "quiet", False) or not sys.stderr.isatty():
-        return None
-    return reporter(True, label)
+
+def _label(args: argparse.Namespace) -> str | None:
+    """``--label``, else the name given (a reference is named by what follows its colon)."""
+    return args.label or (args.name.rpartition(":")[2] if is_reference(args.name) else None)
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
 
     _check_outputs(args)
-    demo = DEMOS[args.demo](quick=args.quick, seed=args.seed, progress=_bar(args, f"replify demo {args.demo}"))
+    demo = DEMOS[args.demo](quick=args.quick, seed=args.seed, progress=_bar(args))
     print(f"replify demo {args.demo}: {demo.settings_line()}")
     print(demo.table())
     print(demo.note)
@@ -338,79 +374,120 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
-def parser() -> argparse.ArgumentParser:
+class _Help(argparse.RawDescriptionHelpFormatter):
+    """Every option's help ends with its default, when it has one worth saying (not None or off)."""
 
-    p = argparse.ArgumentParser(prog="replify", description="Replicable online learning: measure replicability and regret.")
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        default = action.default
+        if ("%(default)" in text or default is None or default is False or default is argparse.SUPPRESS
+                or default == [] or not action.option_strings):
+            return text
+        return f"{text} (default: %(default)s)"
+
+
+LEARNER_HELP = ("a registered learner (replify list), or one of your own: 'package.module:Name' or "
+                "'path/to/file.py:Name' naming a class or factory taking n, horizon, rng, a class decorated with "
+                "@replify.wrap, or a callable seed -> learner")
+ADVERSARY_HELP = ("a registered adversary (replify list), or one of your own: 'package.module:Name' or "
+                  "'path/to/file.py:Name' naming a class or factory taking n, horizon, rng, or an object with "
+                  f"sample(rng). iid-bernoulli without means gets means spread over [{SPREAD[0]}, {SPREAD[1]}]")
+
+
+def _common(sub: argparse.ArgumentParser, *, seed_help: str = "the seed every pair's seeds derive from") -> None:
+    sub.add_argument("--seed", type=int, default=0, help=seed_help)
+    sub.add_argument("--quiet", action="store_true",
+                     help="no progress bar (by default one appears on a terminal's stderr once a run lasts 2 s)")
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="replify", description="Replicable online learning: measure replicability and regret.",
+                                formatter_class=_Help)
     p.add_argument("--version", action="version", version=f"replify {__version__}")
     p.add_argument("--traceback", action="store_true", help="show the full traceback of an error, not one line")
     sub = p.add_subparsers(dest="command", required=True)
-    sub.add_parser("list", help="learners and adversaries, with their guarantees and parameters").set_defaults(func=cmd_list)
+    sub.add_parser("list", help="learners and adversaries, with their feedback, guarantees and parameters",
+                   formatter_class=_Help).set_defaults(func=cmd_list)
 
-    run = sub.add_parser("run", help="evaluate one learner on one adversary over paired runs")
-    run.add_argument("name", help="a registered learner (replify list)")
-    run.add_argument("--adversary", required=True, help="a registered adversary")
-    run.add_argument("-n", type=int, required=True, help="number of experts / dimension")
-    run.add_argument("-T", type=int, required=True, help="horizon")
-    run.add_argument("--rho", type=float, default=None, help="replicability parameter (replicable learners)")
-    run.add_argument("--pairs", type=int, default=200)
-    run.add_argument("--seed", type=int, default=0)
-    run.add_argument("--block-size", dest="block_size", type=int, default=None)
-    run.add_argument("--eps", type=float, default=None)
-    run.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="another learner override")
+    run = sub.add_parser("run", help="evaluate one learner on one adversary over paired runs", formatter_class=_Help,
+                         epilog="example: replify run mylearners.py:MyHedge -n 10 -T 20000 --pairs 100")
+    run.add_argument("name", metavar="NAME", help=LEARNER_HELP)
+    run.add_argument("--adversary", default="iid-bernoulli", help=ADVERSARY_HELP)
+    run.add_argument("-n", type=int, required=True, help="number of experts (arms) or the dimension; required")
+    run.add_argument("-T", type=int, required=True, help="the horizon, steps per run; required")
+    run.add_argument("--rho", type=float, default=None,
+                     help="replicability parameter, for learners whose parameters come from a replicability theorem "
+                          "(and wrapped classes without one)")
+    run.add_argument("--pairs", type=int, default=200, help="pairs of runs; each pair shares the learner's randomness R")
+    _common(run)
+    run.add_argument("--label", default=None, help="the learner's name in the report and --json (default: NAME)")
+    run.add_argument("--block-size", dest="block_size", type=int, default=None,
+                     help="the block size B, overriding the theorem's (the certificate then follows the new B)")
+    run.add_argument("--eps", type=float, default=None, help="the grid or noise parameter, overriding the theorem's")
+    run.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
+                     help="a hyperparameter of the learner (repeatable; JSON values: --param eta=0.1)")
     run.add_argument("--adversary-param", action="append", default=[], metavar="KEY=VALUE",
-                     help="an adversary parameter (JSON values: --adversary-param 'means=[0.4,0.6]')")
+                     help="an adversary parameter (repeatable; JSON values: --adversary-param 'means=[0.4,0.6]')")
     run.add_argument("--decide", type=float, default=None, metavar="RHO",
                      help="sequential test: stop as soon as rho is decided below or above RHO (--pairs is the budget)")
-    run.add_argument("--n-jobs", dest="n_jobs", type=int, default=1)
+    run.add_argument("--n-jobs", dest="n_jobs", type=int, default=1, help="local worker processes (joblib)")
     run.add_argument("--no-fast-path", action="store_true", help="draw per-step costs even when block sums would do")
     run.add_argument("--json", metavar="PATH", help="write the full report as JSON")
     run.add_argument("--plot", metavar="PATH", help="save the agreement-over-time plot (.png, .svg or .pdf)")
-    run.add_argument("--quiet", action="store_true", help="no progress bar")
     run.add_argument("--no-references", dest="no_references", action="store_true",
                      help="skip the reference rows (constant and hedge) printed beside a replicable learner")
     run.set_defaults(func=cmd_run)
 
-    ca = sub.add_parser("calibrate", help="knobs with the lowest measured regret that pass the stress suite's tests")
-    ca.add_argument("name", help="ftplb-star, fllb, iid-experts or split-commit")
-    ca.add_argument("-n", type=int, required=True)
-    ca.add_argument("-T", type=int, required=True)
-    ca.add_argument("--rho", type=float, required=True)
-    ca.add_argument("--seed", type=int, default=0)
-    ca.add_argument("--budget", type=int, default=80_000, help="pairs in all (default 80000)")
-    ca.add_argument("--test-pairs", dest="test_pairs", type=int, default=4_000,
-                    help="most pairs of one sequential test (default 4000)")
+    ca = sub.add_parser("calibrate", help="knobs with the lowest measured regret that pass the stress suite's tests",
+                        formatter_class=_Help)
+    ca.add_argument("name", metavar="NAME",
+                    help="ftplb-star, fllb, iid-experts or split-commit (their knob grids), or any learner as for run "
+                         "(the learner as given is the one candidate)")
+    ca.add_argument("-n", type=int, required=True, help="number of experts; required")
+    ca.add_argument("-T", type=int, required=True, help="the horizon; required")
+    ca.add_argument("--rho", type=float, required=True, help="the replicability target; required")
+    _common(ca)
+    ca.add_argument("--label", default=None, help="the learner's name in the output (default: NAME)")
+    ca.add_argument("--budget", type=int, default=80_000, help="pairs the tests and stress searches spend in all")
+    ca.add_argument("--test-pairs", dest="test_pairs", type=int, default=4_000, help="most pairs of one sequential test")
     ca.add_argument("--json", metavar="PATH", help="write the calibration as JSON")
     ca.add_argument("--plot", metavar="PATH", help="the regret-replicability frontier (.png, .svg or .pdf)")
-    ca.add_argument("--quiet", action="store_true", help="no progress bar")
     ca.set_defaults(func=cmd_calibrate)
 
-    st = sub.add_parser("stress", help="search the stress suite for the adversary that parts a learner's runs most")
-    st.add_argument("name", help="a registered learner")
-    st.add_argument("-n", type=int, required=True)
-    st.add_argument("-T", type=int, required=True)
-    st.add_argument("--rho", type=float, default=None)
-    st.add_argument("--budget", type=int, default=2000, help="pairs in all (default 2000)")
-    st.add_argument("--seed", type=int, default=0)
-    st.add_argument("--family", action="append", default=[], help="a family to search (repeatable; default all)")
-    st.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="a learner parameter")
+    st = sub.add_parser("stress", help="search the stress suite for the adversary that parts a learner's runs most",
+                        formatter_class=_Help)
+    st.add_argument("name", metavar="NAME", help=LEARNER_HELP)
+    st.add_argument("-n", type=int, required=True, help="number of experts; required")
+    st.add_argument("-T", type=int, required=True, help="the horizon; required")
+    st.add_argument("--rho", type=float, default=None, help="replicability parameter, for learners that take one")
+    st.add_argument("--budget", type=int, default=2000, help="pairs in all")
+    _common(st)
+    st.add_argument("--label", default=None, help="the learner's name in the output (default: NAME)")
+    st.add_argument("--family", action="append", default=[],
+                    help="a family to search (repeatable; default: ties, crossing, block-switch, and at n = 2 coin and "
+                         "lazy-leader-trap)")
+    st.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
+                    help="a hyperparameter of the learner (repeatable; JSON values)")
     st.add_argument("--json", metavar="PATH", help="write every candidate as JSON")
-    st.add_argument("--quiet", action="store_true", help="no progress bar")
     st.set_defaults(func=cmd_stress)
 
-    sw = sub.add_parser("sweep", help="evaluate a grid of configurations from a TOML file, resumably")
-    sw.add_argument("config", help="TOML with learners, adversaries, horizons, ns, rhos, block_multipliers, pairs, seed")
+    sw = sub.add_parser("sweep", help="evaluate a grid of configurations from a TOML file, resumably",
+                        formatter_class=_Help, epilog="a commented example ships as examples/sweep.toml")
+    sw.add_argument("config", help="TOML with learners, adversaries, horizons, ns, rhos, block_multipliers, pairs, seed; "
+                                   "learners and adversaries may be 'module:Name' or 'file.py:Name' references")
     sw.add_argument("--output", help="JSONL results file (default: the config's `output`, or CONFIG.jsonl)")
     sw.add_argument("--plot", metavar="PATH", help="save regret-vs-T and rho-vs-block-size plots")
-    sw.add_argument("--quiet", action="store_true", help="no progress bar")
+    sw.add_argument("--quiet", action="store_true",
+                    help="no progress bar (by default one appears on a terminal's stderr once a run lasts 2 s)")
     sw.set_defaults(func=cmd_sweep)
 
-    demo = sub.add_parser("demo", help="the paper's lower bounds (bandit-coin: under bandit feedback) and the FLL example, from one command")
-    demo.add_argument("demo", choices=["coin", "phases", "lazy-leader", "bandit-coin"])
+    demo = sub.add_parser("demo", help="the paper's lower bounds (bandit-coin: under bandit feedback) and the FLL example, "
+                                       "from one command", formatter_class=_Help)
+    demo.add_argument("demo", choices=["coin", "phases", "lazy-leader", "bandit-coin"], help="which demo")
     demo.add_argument("--quick", action="store_true", help="small sizes: about 2 s (bandit-coin 10 s) instead of coin 30 s, phases 15 s, lazy-leader 3 s, bandit-coin 8 min")
-    demo.add_argument("--seed", type=int, default=0)
+    _common(demo, seed_help="the demo's seed")
     demo.add_argument("--json", metavar="PATH", help="write the table and settings as JSON")
     demo.add_argument("--plot", metavar="PATH", help="save the demo's plot (.png, .svg or .pdf)")
-    demo.add_argument("--quiet", action="store_true", help="no progress bar")
     demo.set_defaults(func=cmd_demo)
     return p
 

@@ -1,66 +1,46 @@
-"""Progress bars for long runs.
+"""Progress bars for long runs, drawn by tqdm.
 
-``progress=`` of :func:`replify.evaluate`, :func:`replify.sweep`, :func:`replify.calibrate` and
-:func:`replify.stress` (and the demos) takes ``True`` — a tqdm bar on stderr when tqdm is installed
-(``pip install "replify[progress]"``), replify's own minimal bar otherwise — or a callable
-``progress(done, total)`` of the user's, or ``None``/``False`` for none. :func:`reporter` turns
-any of these into one callable with a ``close()``.
+``progress=`` of :func:`replify.evaluate`, :func:`replify.sweep`, :func:`replify.calibrate`,
+:func:`replify.stress` and the demos takes:
 
-:class:`Progress` is the minimal bar the CLI falls back on: shown only when stderr is a terminal
-(unless enabled explicitly), only once the work has run for more than ``delay`` seconds, redrawn at
-most ten times a second.
+* ``None`` (the default) — a bar on stderr, with the rate and the time left, when stderr is a
+  terminal and the run is long: it appears only once the work has run for :data:`AUTO_DELAY`
+  seconds, so short runs print nothing, and nothing is written when stderr is a file or a pipe;
+* ``True`` — the bar always (on stderr, wherever it goes);
+* ``False`` — no bar (the command line's ``--quiet``);
+* a callable ``progress(done, total)`` of the user's, called as work finishes.
+
+:func:`reporter` turns any of these into one callable with a ``close()``. Work nested inside
+other work (the evaluations of a stress search, a calibration or a demo) draws no bar of its own
+by default: the outer one speaks for it.
 """
 
 from __future__ import annotations
 
+import contextvars
 import sys
-import time
 from typing import Any, Callable, TextIO, Union
+
+from tqdm.auto import tqdm
 
 #: What a ``progress=`` argument may be.
 ProgressArg = Union[bool, Callable[[int, int], None], None]
 
-
-class Progress:
-    def __init__(self, label: str, *, enabled: bool | None = None, stream: TextIO | None = None, delay: float = 1.0) -> None:
-        self.stream = stream if stream is not None else sys.stderr
-        self.enabled = self.stream.isatty() if enabled is None else enabled
-        self.label, self.delay = label, delay
-        self.start = time.monotonic()
-        self._last = 0.0
-        self._drawn = False
-
-    def __call__(self, done: int, total: int) -> None:
-        now = time.monotonic()
-        if not self.enabled or now - self.start < self.delay or (now - self._last < 0.1 and done < total):
-            return
-        self._last = now
-        width = 30
-        filled = int(width * done / max(total, 1))
-        elapsed = now - self.start
-        eta = elapsed * (total - done) / done if done else float("nan")
-        self.stream.write(f"\r{self.label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total} ETA {eta:5.0f}s")
-        self.stream.flush()
-        self._drawn = True
-
-    def close(self) -> None:
-        if self._drawn:
-            self.stream.write("\n")
-            self.stream.flush()
+#: Seconds a run with ``progress=None`` goes on before its bar appears (short runs stay silent).
+AUTO_DELAY = 2.0
 
 
 class TqdmProgress:
     """``progress(done, total)`` drawn by tqdm (created on the first call, when the total is known)."""
 
-    def __init__(self, label: str, *, stream: TextIO | None = None) -> None:
-        from tqdm.auto import tqdm
-
-        self._tqdm, self.label, self.stream = tqdm, label, stream
+    def __init__(self, label: str, *, stream: TextIO | None = None, delay: float = 0.0) -> None:
+        self.label, self.stream, self.delay = label, stream, delay
         self.bar: Any = None
 
     def __call__(self, done: int, total: int) -> None:
         if self.bar is None:
-            self.bar = self._tqdm(total=total, desc=self.label, file=self.stream, leave=True, dynamic_ncols=True)
+            self.bar = tqdm(total=total, desc=self.label, file=self.stream if self.stream is not None else sys.stderr,
+                            leave=True, dynamic_ncols=True, delay=self.delay)
         if total != self.bar.total:  # a sequential test's budget, or a search's, may be known late
             self.bar.total = total
         self.bar.update(done - self.bar.n)
@@ -85,14 +65,56 @@ class _Callback:
             close()
 
 
+class _Silent:
+    """No bar: ``progress(done, total)`` does nothing."""
+
+    def __call__(self, done: int, total: int) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+#: How many reporters are open in this context: a default bar is drawn only at the outermost level.
+_open = contextvars.ContextVar("replify_progress_open", default=0)
+
+
+class _Scoped:
+    """A reporter that counts itself open until it is closed (once)."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self._token: Any = _open.set(_open.get() + 1)
+
+    def __call__(self, done: int, total: int) -> None:
+        self.inner(done, total)
+
+    def close(self) -> None:
+        if self._token is not None:
+            try:
+                _open.reset(self._token)
+            except ValueError:  # closed from another context: count down instead
+                _open.set(max(0, _open.get() - 1))
+            self._token = None
+        self.inner.close()
+
+
+def _terminal(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):  # closed, or not a file at all
+        return False
+
+
 def reporter(progress: ProgressArg, label: str) -> Any:
-    """The progress callable for a ``progress=`` argument (None when there is none): ``True`` is a
-    tqdm bar (replify's own when tqdm is missing), labelled ``label``; a callable is used as it is."""
-    if progress is None or progress is False:
-        return None
-    if progress is True:
-        try:
-            return TqdmProgress(label)
-        except ImportError:
-            return Progress(label, enabled=True, delay=0.0)
-    return _Callback(progress)
+    """The progress callable (with ``close()``) for a ``progress=`` argument (module docstring).
+    Close it when the work ends, however it ends."""
+    if progress is False or (progress is None and (_open.get() > 0 or not _terminal(sys.stderr))):
+        inner: Any = _Silent()
+    elif progress is None:
+        inner = TqdmProgress(label, delay=AUTO_DELAY)
+    elif progress is True:
+        inner = TqdmProgress(label)
+    else:
+        inner = _Callback(progress)
+    return _Scoped(inner)

@@ -11,6 +11,7 @@ learner and play its action for the next B steps (docs/algorithms.md).
 from __future__ import annotations
 
 import functools
+import sys
 from typing import Any, Callable, Literal, Mapping
 
 import attrs
@@ -55,7 +56,10 @@ class ReplicableLearner(BlockLearner):
         self.seed = seed_sequence(seed)
         n, horizon = check_int("n", n, minimum=2), check_int("horizon", horizon, minimum=1)
         rho = check_rho(rho)
+        refuse_bandit(spec, getattr(spec.factory, "feedback", spec.feedback))  # before any warning on B or eps
         self._affine = input_map(spec, norm)
+        #: what :attr:`factory` rebuilds this learner from (set by :func:`wrap`)
+        self._source: tuple[Any, dict[str, Any]] = (spec, {})
         params = framework_params(
             horizon=horizon, n=n, rho=rho, norm=norm, block_size=block_size, eps=eps, rounding=rounding,
         )
@@ -85,6 +89,14 @@ class ReplicableLearner(BlockLearner):
     @property
     def eps(self) -> float:
         return self.params.eps
+
+    @property
+    def factory(self) -> ReplicableFactory:
+        """The decorator form of this learner: a :class:`ReplicableFactory` with the options it was
+        wrapped with, less its seed — what :func:`replify.evaluate` and the other entry points use
+        to build one copy of it per run (the learner itself may also be passed: they use this)."""
+        target, options = self._source
+        return ReplicableFactory(target, {k: v for k, v in options.items() if k != "seed"})
 
     def __repr__(self) -> str:
         p = self.params
@@ -170,16 +182,21 @@ def build_internal(
     kwargs.update(learner_params)
     check_accepts(spec.factory, kwargs, what=f"learner {spec.name!r}")
     internal = check_learner(spec.factory(**kwargs), source=f"learner factory {spec.name!r}")
-    if is_bandit(internal):
-        # The construction feeds the internal learner a whole (rounded, rescaled) cost vector per
-        # block; a bandit learner takes one arm's cost, and the blocks' vectors cannot be handed
-        # to it piecemeal without changing what the proof rounds. Refuse rather than misfeed it.
+    refuse_bandit(spec, "bandit" if is_bandit(internal) else "full")
+    return internal
+
+
+def refuse_bandit(spec: LearnerSpec, feedback: Any) -> None:
+    """The construction feeds the internal learner a whole (rounded, rescaled) cost vector per
+    block; a bandit learner takes one arm's cost, and the blocks' vectors cannot be handed to it
+    piecemeal without changing what the proof rounds. Refuse rather than misfeed it — as soon as
+    the spec (or the class) declares it, before any parameter is computed or warned about."""
+    if feedback == "bandit":
         raise LearnerProtocolError(
             f"replify.wrap needs a full-information learner: {spec.name!r} declares feedback='bandit' (it sees only the "
             "played arm's cost), and the wrapper feeds its internal learner whole cost vectors. For replicable bandit "
-            "learning use a bandit plugin such as 'blocked-bandit'"
+            "learning use a bandit plugin such as 'rep-elimination', 'rep-etc' or 'blocked-bandit' (docs/bandits.md)"
         )
-    return internal
 
 
 def internal_regret_bound(
@@ -206,6 +223,17 @@ class ReplicableFactory:
 
     def __call__(self, **kwargs: Any) -> ReplicableLearner:
         return wrap(self.__wrapped__, **{**self.options, **kwargs})
+
+    def __reduce__(self) -> Any:
+        # A decorated class is reached by its module and name (the name now holds this factory, not
+        # the class): pickle it as that global, the way a class is pickled; any other factory by value.
+        module = sys.modules.get(getattr(self, "__module__", ""), None)
+        found: Any = module
+        for part in str(getattr(self, "__qualname__", "")).split("."):
+            found = getattr(found, part, None)
+        if found is self:
+            return self.__qualname__
+        return (ReplicableFactory, (self.__wrapped__, dict(self.options)))
 
     def __repr__(self) -> str:
         opts = ", ".join(f"{k}={v!r}" for k, v in self.options.items())
@@ -298,7 +326,7 @@ def wrap(
             f"to wrap a class for later, use the decorator form @wrap(horizon=..., rho=...)"
         )
     spec = _resolve(learner, norm=norm, problem=problem)
-    return ReplicableLearner(
+    built = ReplicableLearner(
         spec,
         n=options["n"],
         horizon=options["horizon"],
@@ -310,3 +338,5 @@ def wrap(
         rounding=rounding,
         learner_params=learner_params,
     )
+    built._source = (learner, options)
+    return built

@@ -163,7 +163,7 @@ def register_learners(register):
     register(
         replify.LearnerSpec(
             "blocked-bandit", BlockedBandit, "experts", norm="linf", cost_range=(0.0, 1.0), parameters=parameters,
-            description="the paper's recipe on bandit feedback: blocks, R-drawn exploration, estimates rounded on a "
+            enforces={"horizon", "domain"}, feedback="bandit", description="the paper's recipe on bandit feedback: blocks, R-drawn exploration, estimates rounded on a "
             "fresh random grid per block; replicability measured, no theorem",
             test_params={"rho": 0.2, "block_size": 7, "gamma": 0.4},
         )

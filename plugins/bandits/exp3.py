@@ -92,12 +92,12 @@ def register_learners(register):
     register(
         replify.LearnerSpec(
             "exp3", Exp3, "experts", norm="linf", cost_range=(0.0, 1.0), regret_bound=regret_bound,
-            description="Exp3 (Auer et al. 2002), eta = sqrt(2 ln n / (n T)), bandit feedback; not replicable",
+            enforces={"horizon", "domain"}, feedback="bandit", description="Exp3 (Auer et al. 2002), eta = sqrt(2 ln n / (n T)), bandit feedback; not replicable",
         )
     )
     register(
         replify.LearnerSpec(
             "exp3-doubling", Exp3Doubling, "experts", norm="linf", cost_range=(0.0, 1.0), regret_bound=doubling_regret_bound,
-            description="Exp3 with the doubling trick, bandit feedback; not replicable",
+            enforces={"horizon", "domain"}, feedback="bandit", description="Exp3 with the doubling trick, bandit feedback; not replicable",
         )
     )

@@ -267,11 +267,11 @@ def register_learners(register):
                   test_params={"rho": 0.2, "first_pulls": 3, "width_scale": 0.01})
     register(replify.LearnerSpec(
         "rep-elimination", RepElimination, "experts", parameters=parameters,
-        description="replicable batched elimination on randomly rounded means (after Esfandiari et al. 2023, "
+        enforces={"horizon", "domain"}, feedback="bandit", description="replicable batched elimination on randomly rounded means (after Esfandiari et al. 2023, "
         "Komiyama et al.'s RSE), bandit feedback; iid rho-replicable (our bound)", **common,
     ))
     register(replify.LearnerSpec(
         "rep-etc", RepETC, "experts", parameters=etc_parameters,
-        description="replicable explore-then-commit on randomly rounded means (after Komiyama et al.'s REC), "
+        enforces={"horizon", "domain"}, feedback="bandit", description="replicable explore-then-commit on randomly rounded means (after Komiyama et al.'s REC), "
         "bandit feedback; iid rho-replicable (our bound)", **common,
     ))

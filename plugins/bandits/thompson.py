@@ -43,6 +43,6 @@ def register_learners(register):
     register(
         replify.LearnerSpec(
             "thompson", BernoulliThompson, "experts", norm="linf", cost_range=(0.0, 1.0),
-            description="Thompson sampling, Beta-Bernoulli (Agrawal & Goyal 2012), bandit feedback; not replicable",
+            enforces={"horizon", "domain"}, feedback="bandit", description="Thompson sampling, Beta-Bernoulli (Agrawal & Goyal 2012), bandit feedback; not replicable",
         )
     )

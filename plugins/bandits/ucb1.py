@@ -57,6 +57,6 @@ def register_learners(register):
     register(
         replify.LearnerSpec(
             "ucb1", UCB1, "experts", norm="linf", cost_range=(0.0, 1.0), regret_bound=regret_bound,
-            description="UCB1 (Auer et al. 2002), bandit feedback; not replicable",
+            enforces={"horizon", "domain"}, feedback="bandit", description="UCB1 (Auer et al. 2002), bandit feedback; not replicable",
         )
     )

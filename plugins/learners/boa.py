@@ -57,6 +57,6 @@ def register_learners(register):
     register(
         replify.LearnerSpec(
             "boa", BOA, "experts", norm="linf", cost_range=(0.0, 1.0),
-            description="BOA, Bernstein online aggregation (Wintenberger 2017), opera's adaptive rates; plays the mixture; not replicable",
+            enforces={"horizon", "domain"}, description="BOA, Bernstein online aggregation (Wintenberger 2017), opera's adaptive rates; plays the mixture; not replicable",
         )
     )

@@ -57,6 +57,6 @@ def register_learners(register):
         replify.LearnerSpec(
             "constant", Constant, "experts",
             norm="linf", cost_range=(-1.0, 1.0), guarantee="adversarial",
-            description="one expert drawn from R, never changed: replicable for every rho (rho = 0), learns nothing",
+            enforces={"horizon", "domain"}, description="one expert drawn from R, never changed: replicable for every rho (rho = 0), learns nothing",
         )
     )

@@ -120,12 +120,12 @@ def register_learners(register):
     register(
         replify.LearnerSpec(
             "ewa", EWA, "experts", norm="linf", cost_range=(0.0, 1.0), regret_bound=regret_bound,
-            description="exponentially weighted average forecaster (plays the mixture), eta = sqrt(8 ln n / T); not replicable",
+            enforces={"horizon", "domain"}, description="exponentially weighted average forecaster (plays the mixture), eta = sqrt(8 ln n / T); not replicable",
         )
     )
     register(
         replify.LearnerSpec(
             "ewa-doubling", DoublingEWA, "experts", norm="linf", cost_range=(0.0, 1.0), regret_bound=doubling_regret_bound,
-            description="EWA with the doubling trick (restarts at 1, 2, 4, ...; plays the mixture); not replicable",
+            enforces={"horizon", "domain"}, description="EWA with the doubling trick (restarts at 1, 2, 4, ...; plays the mixture); not replicable",
         )
     )

@@ -156,7 +156,7 @@ def register_learners(register):
             norm="l1", cost_range=(-1.0, 1.0), guarantee="adversarial",
             parameters=parameters, regret_bound=regret_bound, union_bound=union_bound,
             test_params={"rho": 0.1, "block_size": 10},
-            description="Follow the Lazy Leader with block updates (Alg. FLLB), adversarially rho-replicable",
+            enforces={"horizon", "domain"}, description="Follow the Lazy Leader with block updates (Alg. FLLB), adversarially rho-replicable",
         )
     )
     register(
@@ -164,6 +164,6 @@ def register_learners(register):
             "fll", FLL, "olo",
             norm="l1", cost_range=(-1.0, 1.0),
             regret_bound=lambda *, horizon, n, diameter=2.0, **_: 2.0 * diameter * math.sqrt(horizon),
-            description="Follow the Lazy Leader (FLLB with B = 1), eps = 1/sqrt(T); not replicable",
+            enforces={"horizon", "domain"}, description="Follow the Lazy Leader (FLLB with B = 1), eps = 1/sqrt(T); not replicable",
         )
     )

@@ -64,6 +64,6 @@ def register_learners(register):
             "ftpl", FTPL, "experts",
             norm="linf", cost_range=(0.0, 1.0),
             regret_bound=regret_bound,
-            description="Follow the Perturbed Leader: Geo noise (experts) or uniform noise (OLO, actions=); not replicable",
+            enforces={"horizon", "domain"}, description="Follow the Perturbed Leader: Geo noise (experts) or uniform noise (OLO, actions=); not replicable",
         )
     )

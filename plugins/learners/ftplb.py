@@ -66,6 +66,6 @@ def register_learners(register):
             "ftplb", FTPLB, "olo",
             norm="l1", cost_range=(-1.0, 1.0),
             parameters=parameters, regret_bound=fllb.regret_bound, test_params={"rho": 0.1, "block_size": 10},
-            description="FTPL with uniform day-0 noise and block updates (Alg. FTPLB); FLLB's analysis device",
+            enforces={"horizon", "domain"}, description="FTPL with uniform day-0 noise and block updates (Alg. FTPLB); FLLB's analysis device",
         )
     )

@@ -145,6 +145,6 @@ def register_learners(register):
             norm="linf", cost_range=(0.0, 1.0), guarantee="adversarial",
             parameters=parameters, regret_bound=regret_bound, union_bound=union_bound,
             test_params={"rho": 0.1, "block_size": 10},
-            description="FTPL with Geo(eps) noise and block updates (Alg. FTPLB*), adversarially rho-replicable",
+            enforces={"horizon", "domain"}, description="FTPL with Geo(eps) noise and block updates (Alg. FTPLB*), adversarially rho-replicable",
         )
     )

@@ -93,6 +93,6 @@ def register_learners(register):
             norm="linf",
             cost_range=(0.0, 1.0),
             regret_bound=regret_bound,
-            description="Hedge / exponential weights, eta = sqrt(8 ln n / T); not replicable",
+            enforces={"horizon", "domain"}, description="Hedge / exponential weights, eta = sqrt(8 ln n / T); not replicable",
         )
     )

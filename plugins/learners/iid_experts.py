@@ -302,6 +302,6 @@ def register_learners(register):
             "iid-experts", IidExperts, "experts",
             norm="linf", cost_range=(0.0, 1.0), guarantee="iid",
             parameters=parameters, regret_bound=regret_bound, test_params={"rho": 0.1},
-            description="FTPL with varying noise and block lengths (Alg. vnilla_replicability_experts), iid rho-replicable",
+            enforces={"horizon", "domain"}, description="FTPL with varying noise and block lengths (Alg. vnilla_replicability_experts), iid rho-replicable",
         )
     )

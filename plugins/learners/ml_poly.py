@@ -52,6 +52,6 @@ def register_learners(register):
     register(
         replify.LearnerSpec(
             "ml-poly", MLPoly, "experts", norm="linf", cost_range=(0.0, 1.0),
-            description="ML-Poly (Gaillard, Stoltz & van Erven 2014), opera's tuning; plays the mixture; not replicable",
+            enforces={"horizon", "domain"}, description="ML-Poly (Gaillard, Stoltz & van Erven 2014), opera's tuning; plays the mixture; not replicable",
         )
     )

@@ -101,7 +101,7 @@ def register_learners(register):
         replify.LearnerSpec(
             "split-commit", SplitCommit, "experts",
             norm="linf", cost_range=(0.0, 1.0), guarantee="adversarial", parameters=parameters, test_params={"rho": 0.1},
-            description="explore on one expert drawn from R for a fraction of T, then commit to the grid-rounded "
+            enforces={"horizon", "domain"}, description="explore on one expert drawn from R for a fraction of T, then commit to the grid-rounded "
             "leader: adversarially rho-replicable, learns on stochastic costs",
         )
     )

@@ -16,14 +16,16 @@ from replify.evaluation.provenance import provenance
 from replify.evaluation.report import Report
 from replify.evaluation.sequential import BetaBinomialCS, batches
 from replify.components.actions import ActionSet
-from replify.plugins.factory import learner_builder, make_adversary
+from replify.plugins.factory import make_adversary
 from replify.progress import reporter
 from replify.randomness import ADVERSARY, INTERNAL, Streams, child, seed_sequence
+from replify.wrapper import ReplicableLearner
+from replify.sources import adversary_arg, build_adversary, learner_arg, merged_params
 
 
 @public
 def evaluate(
-    learner: str | Callable[..., Any],
+    learner: str | Callable[..., Any] | ReplicableLearner,
     adversary: str | Any,
     *,
     n: int,
@@ -42,6 +44,8 @@ def evaluate(
     target: float | None = None,
     sequential: bool = False,
     alpha: float | None = None,
+    label: str | None = None,
+    learner_params: Mapping[str, Any] | None = None,
     **overrides: Any,
 ) -> Report:
     """Measure replicability and regret over ``pairs`` paired runs (paper §2).
@@ -49,11 +53,18 @@ def evaluate(
     ``learner`` is a registered name (built with :func:`replify.make`, passing on ``rho``,
     ``actions`` and ``overrides`` such as ``block_size=``), a learner factory called with keyword
     arguments ``n``, ``horizon``, ``rng`` (a class such as the README's ``MyHedge``, or
-    ``functools.partial(MyHedge, eta=0.1)``; ``rho`` and ``overrides`` are passed to it), or a
-    callable ``seed -> learner``. Pair k builds the learner twice from the
+    ``functools.partial(MyHedge, eta=0.1)``; ``rho`` and ``overrides`` are passed to it), a class
+    decorated with :func:`replify.wrap` (or a wrapped learner: it is rebuilt for every run from its
+    ``factory``, with ``rho`` unless the decorator fixed it), a callable ``seed -> learner``, or a
+    reference ``"package.module:Name"`` / ``"path/to/file.py:Name"`` to any of these
+    (:func:`replify.sources.learner_arg` decides which). ``label`` names the learner in the report
+    (default: the registered name, or the callable's name); ``learner_params`` are hyperparameters
+    passed like ``overrides`` — the way to pass one whose name is an argument of this function
+    (``label``, ``seed``, …). Pair k builds the learner twice from the
     same seed — the two runs share R — and runs one copy on each of two independent draws S, S'
     of ``adversary`` (a registered name built with ``adversary_params``, or a distribution
-    sequence). The adversary is built once, from the evaluation seed's ``adversary`` stream.
+    sequence, a class or factory called with ``n``, ``horizon``, ``rng`` and ``adversary_params``,
+    or a reference to one). The adversary is built once, from the evaluation seed's ``adversary`` stream.
     Every pair has its own child seeds, so results do not depend on how the pairs are run.
 
     The pairs run in the engine of :mod:`replify.engine`, many at once, streaming over time.
@@ -63,8 +74,9 @@ def evaluate(
     adversary with only ``sample(rng)`` runs one pair at a time (peak memory: two sequences). ``n_jobs`` > 1 runs in local processes (joblib);
     ``backend="dask"`` runs on a Dask cluster (``scheduler`` address, or a local cluster of
     ``n_jobs`` workers). Results are identical whatever ``n_jobs`` and the backend.
-    ``progress=True`` draws a progress bar (tqdm, with the ``progress`` extra; replify's own
-    otherwise); a callable ``progress(done, total)`` is called as pairs finish.
+    ``progress`` (default ``None``: a tqdm bar on stderr, with the time left, when stderr is a
+    terminal and the run lasts more than a couple of seconds) draws the bar always with ``True``,
+    never with ``False``; a callable ``progress(done, total)`` is called as pairs finish.
 
     ``sequential=True`` with ``target=ρ`` runs the pairs in batches (``pairs`` is then the budget)
     and stops as soon as the anytime-valid beta-binomial confidence sequence of
@@ -88,19 +100,14 @@ def evaluate(
     root = seed_sequence(seed)
     streams = Streams(root)
 
-    if isinstance(adversary, str):
-        seq = make_adversary(adversary, n=n, horizon=horizon, seed=streams.sequence(ADVERSARY), **dict(adversary_params or {}))
-        adversary_label = adversary
-    else:
-        if adversary_params:
-            raise InvalidArgumentError("adversary_params applies only when adversary is a registered name")
-        if not callable(getattr(adversary, "sample", None)):
-            raise InvalidArgumentError(
-                f"adversary must be a registered name or an object with sample(rng); got {type(adversary).__name__}"
-            )
-        seq, adversary_label = adversary, type(adversary).__name__
-
-    build, label, spec = learner_builder(learner, n=n, horizon=horizon, rho=rho, actions=actions, overrides=overrides)
+    arg = learner_arg(learner, label=label)
+    hyper = merged_params(overrides, learner_params)
+    adv = adversary_arg(adversary)
+    seq = build_adversary(adv, n=n, horizon=horizon, seed=streams.sequence(ADVERSARY), params=adversary_params,
+                          make_adversary=make_adversary)
+    adversary_label = adv.label
+    arg.check_sizes(n=n, horizon=horizon)
+    build, label, spec = arg.builder(n=n, horizon=horizon, rho=rho, actions=actions, params=hyper), arg.label, arg.spec
 
     _check_sequence(seq, n=n, horizon=horizon, label=adversary_label)
     # One learner built here, before any pair: a broken factory fails now with a clear message,
@@ -159,7 +166,7 @@ def evaluate(
         bound_note = str(params["regret_bound_note"])
     elif spec is not None and spec.parameters is None and spec.guarantee is None:
         # the bound for the hyperparameters in force (``overrides``), or withheld with the reason
-        bound, bound_note = spec.regret_bound_for(horizon=horizon, n=n, params=overrides)
+        bound, bound_note = spec.regret_bound_for(horizon=horizon, n=n, params=hyper)
     return Report(
         learner=label,
         adversary=adversary_label,
@@ -195,7 +202,7 @@ def evaluate(
         sequential_p_value=p_value,
         provenance=provenance(seed, {
             "learner": label, "adversary": adversary_label, "n": n, "horizon": horizon, "pairs": pairs, "rho": rho,
-            "adversary_params": dict(adversary_params or {}), "overrides": overrides, "confidence": confidence,
+            "adversary_params": dict(adversary_params or {}), "overrides": hyper, "confidence": confidence,
             "fast_path": fast_path, "sequential": sequential, "target": target, "alpha": alpha if sequential else None,
         }),
     )

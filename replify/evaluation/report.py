@@ -4,6 +4,7 @@ one pair run again from its seeds (:class:`Replay`)."""
 from __future__ import annotations
 
 import math
+import pickle
 from typing import Any
 
 import attrs
@@ -116,6 +117,20 @@ class Report:
     #: hyperparameters in force (:meth:`replify.LearnerSpec.regret_bound_for`)
     regret_bound_note: str | None = None
 
+    def __reduce__(self) -> Any:
+        # A report pickles whatever built it: what replay needs (the user's learner callable, the
+        # adversary) goes along when it pickles, and is otherwise replaced by the reason it cannot,
+        # which replay() then gives. The measured data always survive.
+        fields = {a.name: getattr(self, a.name) for a in attrs.fields(type(self))}
+        source = fields["replay_source"]
+        if source is not None and not isinstance(source, str):
+            try:
+                pickle.dumps(source)
+            except Exception as exc:  # noqa: BLE001 - any failure to pickle means the same here
+                fields["replay_source"] = (f"it was pickled, and its learner or adversary could not be "
+                                           f"({type(exc).__name__}: {exc}); replay it where it was made")
+        return (_rebuild, (type(self), fields))
+
     @property
     def failures(self) -> int:
         """Pairs whose two action sequences differ somewhere."""
@@ -201,6 +216,8 @@ class Report:
         sequences and both regrets, to look inside one pair. Memory: two (T, n) cost arrays."""
         if self.replay_source is None:
             raise InvalidArgumentError("this report cannot replay: it was not made by evaluate() in this process")
+        if isinstance(self.replay_source, str):
+            raise InvalidArgumentError(f"this report cannot replay: {self.replay_source}")
         k = check_int("k", k, minimum=0)
         if k >= self.pairs:
             raise InvalidArgumentError(f"k must be a pair of this report, in [0, {self.pairs}); got {k}")
@@ -416,6 +433,10 @@ class Report:
         report = cls(**report_fields(data))
         check_summaries(report, data)
         return report
+
+
+def _rebuild(cls: type, fields: dict[str, Any]) -> Any:
+    return cls(**fields)
 
 
 def _plain(array: np.ndarray) -> list:

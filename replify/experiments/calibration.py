@@ -29,11 +29,12 @@ from replify.evaluation.provenance import jsonable
 from replify.experiments.candidates import BLOCK_FRACTIONS, CALIBRATABLE, MULTIPLIERS, REFINE_TOP, SCREEN_PAIRS, _check_arguments, _grid, _suite, _user_build
 from replify.experiments.stress import stress
 from replify.plugins.factory import make
-from replify.plugins.factory import label_of
 from replify.plugins.registry import hookimpl, registry
 from replify.plugins.specs import LearnerSpec
 from replify.progress import reporter
 from replify.randomness import seed_sequence
+from replify.wrapper import ReplicableLearner
+from replify.sources import learner_arg
 
 @attrs.frozen(kw_only=True)
 class AdversaryCheck:
@@ -140,7 +141,7 @@ class Calibration:
             @hookimpl
             def register_learners(self, register: Any) -> None:
                 register(LearnerSpec(label, factory, spec.problem, norm=spec.norm, cost_range=spec.cost_range,
-                                             description=description))
+                                     feedback=spec.feedback, enforces=spec.enforces, description=description))
 
         registry().register(_Plugin(), name=label)
         return label
@@ -187,7 +188,7 @@ class Calibration:
 
 @public
 def calibrate(
-    name: str | Callable[..., Any],
+    name: str | Callable[..., Any] | ReplicableLearner,
     *,
     n: int,
     horizon: int,
@@ -204,6 +205,7 @@ def calibrate(
     multipliers: Sequence[float] = MULTIPLIERS,
     grid: Sequence[Mapping[str, Any]] | None = None,
     progress: bool | Callable[[int, int], None] | None = None,
+    label: str | None = None,
 ) -> Calibration:
     """Calibrate ``name`` (one of ``ftplb-star``, ``fllb``, ``iid-experts``, ``split-commit``) for
     (n, T, ρ): the knobs — block size and ε (a multiple of :func:`replify.certified_eps`), the
@@ -226,8 +228,11 @@ def calibrate(
     budget); a callable ``progress(done, total)`` is called as they are spent. Returns a
     :class:`Calibration`.
 
-    Any other learner — a registered name, or a factory of yours taking n, horizon, rng (a class,
-    or a ``functools.partial`` of one) — is calibrated over ``grid``, a list of knob dicts passed
+    Any other learner — a registered name, or one of yours as :func:`replify.evaluate` takes it (a
+    factory taking n, horizon, rng, a ``functools.partial`` of one, a class decorated with
+    :func:`replify.wrap` — whose knobs are then ``block_size`` and ``eps`` —, a callable
+    ``seed -> learner`` with no knobs, or a ``"module:Name"`` reference; ``label`` names it) — is
+    calibrated over ``grid``, a list of knob dicts passed
     to it as keyword arguments (``rho`` too, if it takes one; without ``grid``, the learner as
     given is the one candidate), against the whole stress suite; it has no certified point
     (``certified_knobs`` is None).
@@ -236,13 +241,16 @@ def calibrate(
     _check_arguments(n=n, horizon=horizon, rho=rho, seed=seed, adversaries=adversaries, reference=reference,
                      budget=budget, alpha=alpha, regret_pairs=regret_pairs, refine_pairs=refine_pairs,
                      test_pairs=test_pairs, block_fractions=block_fractions, multipliers=multipliers)
-    user = not isinstance(name, str)
+    arg = learner_arg(name, label=label, argument="name")
+    arg.check_sizes(n=n, horizon=horizon)
+    user = arg.kind != "registered"
+    name = arg.obj  # a reference is loaded once, here
     if grid is None and (user or name not in CALIBRATABLE):
         grid = [{}]  # knobs unknown: the learner as given is the one candidate (its tests still decide)
     if grid is not None and (isinstance(grid, (str, Mapping)) or len(grid) == 0
                              or not all(isinstance(g, Mapping) for g in grid)):
         raise InvalidArgumentError(f"grid must be a non-empty list of dicts of knobs; got {grid!r}")
-    label = label_of(name) if user else name
+    label = arg.label
     spec = None if user else registry().learner(name)
     spec_guarantee = None if spec is None else spec.guarantee
     # rho goes to a registered learner whose parameters come from a replicability theorem (or that
@@ -276,7 +284,7 @@ def calibrate(
             warnings.simplefilter("ignore", ReplifyWarning)
             extra = {} if user else dict(knobs, **named_rho)
             report = evaluate(learner_for(knobs), adversary, n=n, horizon=horizon, pairs=pairs, seed=s,
-                              adversary_params=dict(params), **extra, **kw)
+                              adversary_params=dict(params), label=label, progress=False, **extra, **kw)
         if kw.get("sequential"):
             used += report.pairs  # the budget is for the tests (and stress searches) that back the claim
         else:
@@ -324,7 +332,7 @@ def calibrate(
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", ReplifyWarning)
                     found = stress(learner_for(knobs), n=n, horizon=horizon, budget=min(400, max(100, budget - used)),
-                                   seed=seed, families=["ties"] if iid else None,
+                                   seed=seed, families=["ties"] if iid else None, label=label, progress=False,
                                    **({} if user else dict(knobs, **named_rho)))
                 used += found.pairs_used
                 suite.append((found.worst.family, found.worst.params))

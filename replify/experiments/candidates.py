@@ -13,7 +13,7 @@ from replify.errors import InvalidArgumentError, LearnerProtocolError, ReplifyWa
 from replify.evaluation.sequential import BetaBinomialCS
 from replify.guarantees.theory import certified_eps
 from replify.plugins.factory import make, make_adversary
-from replify.plugins.factory import accepts, learner_builder
+from replify.sources import learner_arg
 
 
 #: The learners calibrate knows the knobs of.
@@ -166,6 +166,5 @@ def least_pairs_below(rho: float, alpha: float, budget: int) -> int | None:
 
 def _user_build(factory: Any, *, n: int, horizon: int, rho: float, knobs: Mapping[str, Any]) -> Any:
     """``seed -> learner`` for a user's factory with ``knobs``; ``rho`` only if it takes one."""
-    takes_rho = accepts(factory, "rho")
-    build, _, _ = learner_builder(factory, n=n, horizon=horizon, rho=rho if takes_rho else None, overrides=dict(knobs))
-    return build
+    arg = learner_arg(factory)
+    return arg.builder(n=n, horizon=horizon, rho=rho if arg.takes_rho() else None, params=dict(knobs))

@@ -368,20 +368,19 @@ def lazy_leader_demo(*, quick: bool = False, seed: int = 0, progress: ProgressAr
     root = seed_sequence(seed)
     rows, traces = [], {}
     bar = reporter(progress, "demo lazy-leader")
-    for name, kw in algorithms.items():
-        report = evaluate(name, "lazy-leader-trap", n=2, horizon=T, pairs=pairs, seed=seed, **kw)
-        if bar is not None:
-            bar(len(rows) + 1, len(algorithms))
-        runs = []
-        for side in (0, 1):  # pair 0, replayed to show its two action sequences
-            learner = make(name, n=2, horizon=T, seed=child(root, INTERNAL, 0), **kw)
-            runs.append(learner.run(seq.sample(np.random.default_rng(child(root, DATA, 0, side)))))
-        traces[name] = [r.tolist() for r in runs]
-        rows.append({"algorithm": name, "switch on S": _switch(runs[0]), "switch on S'": _switch(runs[1]),
-                     "identical": bool(np.array_equal(*runs)), "rho_hat": report.rho_hat, "rho_ci": list(report.rho_ci),
-                     "regret": report.regret_mean})
-    if bar is not None:
-        bar.close()
+    with _closing(bar):
+        for name, kw in algorithms.items():
+            report = evaluate(name, "lazy-leader-trap", n=2, horizon=T, pairs=pairs, seed=seed, **kw)
+            if bar is not None:
+                bar(len(rows) + 1, len(algorithms))
+            runs = []
+            for side in (0, 1):  # pair 0, replayed to show its two action sequences
+                learner = make(name, n=2, horizon=T, seed=child(root, INTERNAL, 0), **kw)
+                runs.append(learner.run(seq.sample(np.random.default_rng(child(root, DATA, 0, side)))))
+            traces[name] = [r.tolist() for r in runs]
+            rows.append({"algorithm": name, "switch on S": _switch(runs[0]), "switch on S'": _switch(runs[1]),
+                         "identical": bool(np.array_equal(*runs)), "rho_hat": report.rho_hat, "rho_ci": list(report.rho_ci),
+                         "regret": report.regret_mean})
     return Demo("lazy-leader", rows, {"T": T, "pairs": pairs, "rho": rho, "block_size": B, "seed": seed, "traces": traces},
                 _plot_lazy)
 

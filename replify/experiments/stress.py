@@ -17,7 +17,7 @@ import hashlib
 import json
 import math
 import warnings
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import attrs
 import numpy as np
@@ -25,9 +25,10 @@ import numpy as np
 from replify.checks import check_int, check_probability, check_rho, public
 from replify.errors import InvalidArgumentError, ReplifyWarning
 from replify.evaluation.evaluate import evaluate
-from replify.plugins.factory import learner_builder
 from replify.progress import reporter
 from replify.randomness import INTERNAL, child, seed_sequence
+from replify.wrapper import ReplicableLearner
+from replify.sources import learner_arg, merged_params
 from replify.evaluation.stats import binomial_upper_tail, clopper_pearson
 
 #: The families :func:`stress` searches by default (coin and lazy-leader-trap only at n = 2).
@@ -123,7 +124,7 @@ def _seed(seed: int, *parts: Any) -> int:
 
 @public
 def stress(
-    learner: str | Callable[..., Any],
+    learner: str | Callable[..., Any] | ReplicableLearner,
     *,
     n: int,
     horizon: int,
@@ -133,12 +134,16 @@ def stress(
     families: Sequence[str] | None = None,
     candidates_per_family: int = 4,
     progress: bool | Callable[[int, int], None] | None = None,
-    **learner_params: Any,
+    label: str | None = None,
+    learner_params: Mapping[str, Any] | None = None,
+    **overrides: Any,
 ) -> StressResult:
     """Search the stress suite (``ties``, ``crossing``, ``block-switch``; ``coin`` and
     ``lazy-leader-trap`` at n = 2) for the adversary with the highest failure rate against
-    ``learner`` (a registered name or a learner factory taking n, horizon, rng, built with ``rho``
-    and ``learner_params`` as :func:`replify.evaluate` builds it; or a callable ``seed -> learner``),
+    ``learner`` (anything :func:`replify.evaluate` takes as a learner — a registered name, a
+    factory taking n, horizon, rng, a wrapped class, a callable ``seed -> learner`` or a
+    ``"module:Name"`` reference — built with ``rho`` and its hyperparameters ``overrides`` and
+    ``learner_params`` as evaluate builds it; ``label`` names it in the result),
     by successive halving over
     ``candidates_per_family`` random candidates per family within ``budget`` pairs in all.
     Block-switch candidates use the learner's own block size (the algorithm and B are public).
@@ -159,8 +164,13 @@ def stress(
         chosen = [f for f in chosen if f not in ("coin", "lazy-leader-trap")]  # both are two-expert adversaries
         if not chosen:
             raise InvalidArgumentError(f"families {list(families or [])} need n = 2; got n={n}")
-    build, label, spec = learner_builder(learner, n=n, horizon=horizon, rho=rho, overrides=learner_params)
-    kw = {} if build is learner else dict(learner_params, rho=rho)  # a seed -> learner callable takes nothing else
+    arg = learner_arg(learner, label=label)
+    params = merged_params(overrides, learner_params)
+    arg.check_sizes(n=n, horizon=horizon)
+    build, label, spec = arg.builder(n=n, horizon=horizon, rho=rho, params=params), arg.label, arg.spec
+    # what evaluate is given for every candidate: the learner as resolved, with its label
+    kw = dict(label=label, progress=False, **({} if arg.kind == "seeded" else dict(rho=rho, learner_params=params)))
+    learner = arg.obj
 
     block, scale, domain = _learner_shape(build, spec, n=n, seed=seed)
     if domain is not None and domain.low > -1.0:  # its day-1 bonus is a cost of -1

@@ -35,10 +35,10 @@ from replify._version import __version__
 from replify.checks import check_int, check_output_path, public
 from replify.errors import InvalidArgumentError, ReplifyWarning, ResultsFileWarning, warn
 from replify.evaluation.evaluate import evaluate
-from replify.plugins.factory import accepts, label_of, rho_optional, signature, takes_rng
+from replify.plugins.factory import accepts
+from replify.sources import LearnerArg, adversary_arg, label_of, learner_arg, merged_params
 from replify.files import open_sibling, resolve
 from replify.evaluation.sequential import holm
-from replify.plugins.registry import registry
 from replify.progress import reporter
 from replify.evaluation.provenance import jsonable
 from replify.experiments.results import _FileState, _load, _locked, check_results_file, identity, row_digest
@@ -107,8 +107,8 @@ class SweepResult:
 @attrs.frozen
 class LearnerEntry:
     """One learner of a sweep: its ``label`` (the row's ``learner``), what :func:`evaluate` is
-    given (a registered name, a factory taking n, horizon, rng, or a callable seed -> learner)
-    and the ``overrides`` passed with it (``eps``, ``block_size``, hyperparameters)."""
+    given (anything it takes as a learner: see :func:`replify.sources.learner_arg`) and the
+    ``overrides`` passed with it (``eps``, ``block_size``, hyperparameters)."""
 
     label: str
     learner: Any
@@ -116,6 +116,8 @@ class LearnerEntry:
     #: whether the user gave the label; a label made from a callable's name may be shared by two
     #: callables (two lambdas), so its rows are reused only for the callable that wrote them
     labelled: bool = False
+    #: what the learner is (its kind, spec and whether it takes rho)
+    arg: LearnerArg | None = attrs.field(default=None, eq=False, repr=False)
 
     @property
     def code(self) -> str | None:
@@ -124,50 +126,45 @@ class LearnerEntry:
 
     @property
     def spec(self) -> Any:
-        return registry().learner(self.learner) if isinstance(self.learner, str) else None
+        return self.arg.spec
 
     def takes_rho(self) -> bool:
-        if self.spec is not None:
-            return self.spec.parameters is not None or self.spec.guarantee is not None
-        return takes_rng(self.learner) and accepts(self.learner, "rho")
+        return self.arg.takes_rho()
 
 
 def learner_entries(learners: Sequence[Any]) -> list[LearnerEntry]:
-    """A sweep's ``learners``: each a registered name, a Python callable (a learner factory taking
-    n, horizon, rng — a class, or a ``functools.partial`` of one — or a callable seed -> learner),
-    or a dict ``{"learner": name or callable, "label": "...", **overrides}`` that gives a label
-    (required to tell two configurations of one callable apart) and per-configuration overrides
-    (``eps``, ``block_size``, hyperparameters)."""
+    """A sweep's ``learners``: each anything :func:`evaluate` takes as a learner (a registered name,
+    a learner factory taking n, horizon, rng, a wrapped class, a callable seed -> learner, a
+    ``"module:Name"`` or ``"file.py:Name"`` reference), or a dict ``{"learner": ..., "label":
+    "...", "learner_params": {...}, **overrides}`` that gives a label (required to tell two
+    configurations of one callable apart) and per-configuration overrides (``eps``,
+    ``block_size``, hyperparameters; ``learner_params`` holds those named like a key of the dict)."""
     entries, labels = [], {}
     for item in learners:
         if isinstance(item, Mapping):
             if "learner" not in item:
                 raise InvalidArgumentError(f"a learner given as a dict needs a 'learner' key (a name or a callable); got {dict(item)!r}")
-            rest = {k: v for k, v in item.items() if k not in ("learner", "label")}
+            rest = merged_params({k: v for k, v in item.items() if k not in ("learner", "label", "learner_params")},
+                                 item.get("learner_params"))
             obj = item["learner"]
             label = item.get("label")
         else:
             obj, rest, label = item, {}, None
-        if isinstance(obj, str):
-            registry().learner(obj)  # unknown names fail here, before any row runs
-        elif not callable(obj):
-            raise InvalidArgumentError(
-                f"learners must be registered names, callables or dicts with a 'learner' key; got {obj!r} ({type(obj).__name__})"
-            )
-        given = label is not None
-        if label is None:
-            label = obj if isinstance(obj, str) else label_of(obj)
-            if rest:
-                label += "(" + ", ".join(f"{k}={v!r}" for k, v in sorted(rest.items())) + ")"
-        if not isinstance(label, str) or not label:
+        if label is not None and (not isinstance(label, str) or not label.strip()):
             raise InvalidArgumentError(f"a learner's label must be a non-empty string; got {label!r}")
+        arg = learner_arg(obj, label=label, argument="learners")
+        obj = arg.obj  # a reference is loaded once, here
+        given = label is not None
+        label = arg.label
+        if not given and rest:
+            label += "(" + ", ".join(f"{k}={v!r}" for k, v in sorted(rest.items())) + ")"
         if label in labels and (not _same_learner(labels[label].learner, obj) or labels[label].overrides != rest):
             raise InvalidArgumentError(
                 f"learners: two learners of the sweep have the label {label!r} but differ ({labels[label].learner!r} "
                 f"and {obj!r}); expected one label per learner: give each its own with "
                 "{'learner': ..., 'label': '...'}"
             )
-        entry = LearnerEntry(label, obj, dict(rest), labelled=given)
+        entry = LearnerEntry(label, obj, dict(rest), labelled=given, arg=arg)
         labels[label] = entry
         entries.append(entry)
     return entries
@@ -192,13 +189,10 @@ def code_of(learner: Callable[..., Any]) -> str:
 
 
 def adversary_parameters(name: str) -> frozenset[str] | None:
-    """The parameters the registered adversary ``name`` takes, from its factory's signature (what
-    :func:`~replify.make_adversary` checks), or None when it takes any (``**params``)."""
-    sig = signature(registry().adversary(name).factory)
-    if sig is None or any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values()):
-        return None
-    return frozenset(p.name for p in sig.parameters.values()
-                     if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD) and p.name not in ("n", "horizon", "rng"))
+    """The parameters the adversary ``name`` (registered, or a ``"module:Name"`` reference) takes,
+    from its factory's signature (what :func:`~replify.make_adversary` checks), or None when it
+    takes any (``**params``)."""
+    return adversary_arg(name, argument="adversaries").parameters()
 
 
 def check_adversary_params(adversaries: Sequence[str], adversary_params: Mapping[str, Any] | None) -> None:
@@ -207,7 +201,7 @@ def check_adversary_params(adversaries: Sequence[str], adversary_params: Mapping
     :func:`evaluate`) would be ignored and its adversary run with its defaults, and a parameter the
     adversary does not take would stop the sweep only when its first row runs."""
     for name in adversaries:
-        registry().adversary(name)  # unknown names fail here, before any row runs
+        adversary_arg(name, argument="adversaries")  # unknown names fail here, before any row runs
     for key, params in (adversary_params or {}).items():
         if key not in adversaries:
             takes = [a for a in adversaries if key in (adversary_parameters(a) or ())]
@@ -262,7 +256,7 @@ def grid(
     for entry, adversary, T, n, rho, mult in itertools.product(entries, adversaries, horizons, ns, rhos, block_multipliers):
         spec = entry.spec
         takes_rho = entry.takes_rho() and "rho" not in entry.overrides
-        if takes_rho and rho is None and spec is not None and not rho_optional(spec.factory):
+        if takes_rho and rho is None and entry.arg.needs_rho():
             raise InvalidArgumentError(f"learner {entry.label!r} needs rho: give the sweep a list of rhos")
         takes_rho = takes_rho and rho is not None
         # a block-size multiplier applies to a learner whose theorem sets a block size (not, say, to
@@ -298,7 +292,8 @@ def _run_row(
     s = row_seed(seed, config)
     report = evaluate(
         entry.learner, config["adversary"], n=config["n"], horizon=config["horizon"], pairs=pairs, seed=s,
-        rho=config["rho"], adversary_params=config["adversary_params"] or None, **extra, **evaluate_kw,
+        rho=config["rho"], adversary_params=config["adversary_params"] or None, label=entry.label,
+        learner_params=extra, progress=False, **evaluate_kw,
     )
     row = {"config": dict(config), "seed": s, "replify_version": __version__, "report": jsonable(report.to_dict()),
            "pairs": pairs, "sweep_seed": seed, "options": _options(evaluate_kw)}
@@ -334,10 +329,12 @@ def sweep(
 ) -> SweepResult:
     """Evaluate every configuration of the grid (see :func:`grid`) with ``pairs`` pairs.
 
-    ``learners`` holds registered names, Python callables (a learner factory taking n, horizon,
-    rng, such as a class or a ``functools.partial`` of one, or a callable seed -> learner) and
-    dicts ``{"learner": ..., "label": ..., **overrides}`` for per-configuration overrides (``eps``,
-    ``block_size``, hyperparameters) — see :func:`learner_entries`. A row is identified by the
+    ``learners`` holds what :func:`evaluate` takes as a learner (registered names, a learner
+    factory taking n, horizon, rng, such as a class or a ``functools.partial`` of one, a class
+    decorated with :func:`replify.wrap`, a callable seed -> learner, ``"module:Name"`` references)
+    and dicts ``{"learner": ..., "label": ..., **overrides}`` for per-configuration overrides
+    (``eps``, ``block_size``, hyperparameters) — see :func:`learner_entries`. ``adversaries``
+    holds registered names and ``"module:Name"`` / ``"file.py:Name"`` references. A row is identified by the
     learner's label and overrides: a callable's code is not part of it, so give a changed callable
     a new label (or a new file) rather than reuse rows computed with the old one. A label made from
     a callable's name is reused only for the callable that wrote the rows (where it is defined is

@@ -1,7 +1,6 @@
-"""Building registered learners and adversaries by name: :func:`make`, :func:`make_adversary`;
-and :func:`learner_builder`, which turns whatever a user hands :func:`replify.evaluate` (a name, a
-learner class or factory, a ``functools.partial`` of one, a callable ``seed -> learner``) into one
-``seed -> learner`` function."""
+"""Building registered learners and adversaries by name: :func:`make`, :func:`make_adversary`,
+and the signature helpers the layers above use to tell what a factory takes (what a user's
+learner argument is as a whole is decided in :mod:`replify.sources`)."""
 
 from __future__ import annotations
 
@@ -143,6 +142,12 @@ def make(
     with owned_by(name):
         built = spec.factory(**kwargs)
     check_learner(built, source=f"learner factory {name!r}")
+    feedback = check_feedback(built)
+    if feedback != spec.feedback:
+        raise LearnerProtocolError(
+            f"learner {name!r} is registered with feedback={spec.feedback!r} but the learner its factory builds "
+            f"declares feedback={feedback!r}; expected the two to agree (LearnerSpec(feedback=...), docs/plugins.md)"
+        )
     if refused_rho:
         raise InvalidArgumentError(
             f"rho applies only to learners whose parameters come from a replicability theorem, and {name!r} "
@@ -209,64 +214,3 @@ def takes_rng(factory: Callable[..., Any]) -> bool:
     sig = signature(factory)
     rng = None if sig is None else sig.parameters.get("rng")
     return rng is not None and rng.kind in (rng.KEYWORD_ONLY, rng.POSITIONAL_OR_KEYWORD)
-
-
-class FactoryBuild:
-    """``seed -> factory(n=, horizon=, rng=default_rng(seed), **kwargs)``: a user's learner class
-    built for a pair as :func:`make` builds a registered one (picklable, for joblib and Dask)."""
-
-    def __init__(self, factory: Callable[..., Any], *, n: int, horizon: int, kwargs: dict[str, Any]) -> None:
-        self.factory, self.n, self.horizon, self.kwargs = factory, n, horizon, dict(kwargs)
-
-    def __call__(self, seed: Any) -> Any:
-        rng = np.random.default_rng(seed)
-        return self.factory(n=self.n, horizon=self.horizon, rng=rng, **self.kwargs)
-
-    def __repr__(self) -> str:
-        return f"{label_of(self.factory)}({', '.join(f'{k}={v!r}' for k, v in self.kwargs.items())})"
-
-
-def label_of(learner: Any) -> str:
-    """A readable name for a learner callable: its qualified name, or a partial's function's."""
-    if isinstance(learner, functools.partial):
-        extra = ", ".join(f"{k}={v!r}" for k, v in learner.keywords.items())
-        return f"{label_of(learner.func)}({extra})" if extra else label_of(learner.func)
-    return getattr(learner, "__qualname__", None) or type(learner).__name__
-
-
-def learner_builder(
-    learner: Any, *, n: int, horizon: int, rho: float | None = None, actions: ActionSet | None = None,
-    overrides: dict[str, Any] | None = None,
-) -> tuple[Callable[[np.random.SeedSequence], Any], str, Any]:
-    """``(build, label, spec)`` for what a user passes as a learner: a registered name (built by
-    :func:`make` with ``rho``, ``actions`` and ``overrides``; ``spec`` its registration), a factory
-    taking ``n``, ``horizon``, ``rng`` (a class such as ``MyHedge``, or a ``functools.partial`` of
-    one; ``rho`` and ``overrides`` are passed to it as keyword arguments), or a callable
-    ``seed -> learner`` (which takes nothing else)."""
-    overrides = {k: v for k, v in (overrides or {}).items()}
-    if isinstance(learner, str):
-        spec = registry().learner(learner)
-        name = learner
-        # Built once per run of every pair, from a seed the engine derives; the other arguments were
-        # checked at the public boundary that called us. typeguard's check would cost more than FTPLB*.
-        unchecked = make.__wrapped__
-        return (lambda s: unchecked(name, n=n, horizon=horizon, seed=s, rho=rho, actions=actions, **overrides)), learner, spec
-    if not callable(learner):
-        raise InvalidArgumentError(
-            "learner must be a registered name, a learner factory taking n, horizon, rng (a class, or a "
-            f"functools.partial of one), or a callable seed -> learner; got {learner!r} ({type(learner).__name__})"
-        )
-    label = label_of(learner)
-    if takes_rng(learner):
-        kwargs = dict(overrides, **({} if rho is None else {"rho": rho}))
-        if actions is not None:
-            kwargs["actions"] = actions
-        check_accepts(learner, dict(kwargs, n=n, horizon=horizon, rng=None), what=f"learner factory {label!r}")
-        return FactoryBuild(learner, n=n, horizon=horizon, kwargs=kwargs), label, None
-    given = [k for k, v in (("rho", rho), *overrides.items()) if v is not None]
-    if given:
-        raise InvalidArgumentError(
-            f"{', '.join(given)} applies only when learner is a registered name or a factory taking n, horizon, rng; "
-            f"{label!r} is a callable seed -> learner: pass it inside your callable"
-        )
-    return learner, label, None

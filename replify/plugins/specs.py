@@ -16,6 +16,9 @@ from replify.errors import InvalidArgumentError, LearnerProtocolError
 Problem = Literal["experts", "olo"]
 Norm = Literal["linf", "l1"]
 Guarantee = Literal["adversarial", "iid"]
+Feedback = Literal["full", "bandit"]
+#: The properties beyond the protocol a learner may declare (:attr:`LearnerSpec.enforces`).
+ENFORCEABLE = frozenset({"horizon", "domain"})
 COST_RANGES = ((0.0, 1.0), (-1.0, 1.0))
 
 
@@ -65,6 +68,13 @@ def _one_of(*allowed: Any) -> Callable[[Any, attrs.Attribute, Any], None]:
             raise InvalidArgumentError(f"{attribute.name} must be one of {allowed!r}, got {value!r}")
 
     return check
+
+
+def _subset(attribute: attrs.Attribute, value: frozenset, allowed: frozenset) -> None:
+    if not all(isinstance(v, str) for v in value) or not value <= allowed:
+        raise InvalidArgumentError(
+            f"{attribute.name} must hold only {', '.join(map(repr, sorted(allowed)))}; got {sorted(map(repr, value))}"
+        )
 
 
 def _cost_range(value: Any) -> tuple[float, float]:
@@ -134,12 +144,22 @@ class LearnerSpec:
     #: keyword arguments for :mod:`replify.testing`'s conformance checks (``n`` and ``horizon``
     #: may be among them), or a callable ``(n, horizon) -> dict``
     test_params: Any = attrs.field(factory=dict, kw_only=True)
+    #: what the learner sees after each step: ``"full"`` (the whole cost vector, ``update(cost)``)
+    #: or ``"bandit"`` (the played arm's cost only, ``update(action, cost)``; docs/bandits.md). The
+    #: learner it builds must declare the same (``feedback`` attribute; absent means ``"full"``).
+    feedback: Feedback = attrs.field(default="full", kw_only=True, validator=_one_of("full", "bandit"))
+    #: properties beyond the protocol that the learner declares and the conformance checks then
+    #: test (:mod:`replify.testing`): ``"horizon"`` — an update past the horizon is refused;
+    #: ``"domain"`` — a cost outside the declared domain is refused. The protocol itself asks for
+    #: neither.
+    enforces: frozenset[str] = attrs.field(default=frozenset(), kw_only=True, converter=frozenset,
+                                           validator=lambda self, a, v: _subset(a, v, ENFORCEABLE))
 
     def __repr__(self) -> str:
         kind = f"{self.guarantee}-replicable" if self.guarantee else "not replicable"
         low, high = self.cost_range
-        return (f"LearnerSpec({self.name!r}, {_qualname(self.factory)}, {self.problem}, {kind}, "
-                f"costs {self.norm} in [{low:g}, {high:g}]: {self.description!r})")
+        return (f"LearnerSpec({self.name!r}, {_qualname(self.factory)}, {self.problem}, {self.feedback} feedback, "
+                f"{kind}, costs {self.norm} in [{low:g}, {high:g}]: {self.description!r})")
 
     @property
     def domain(self) -> CostDomain:

@@ -58,7 +58,7 @@ def test_a_partial_and_overrides_reach_the_users_factory():
 def test_what_a_users_factory_cannot_take_is_refused_by_name():
     with pytest.raises(InvalidArgumentError, match=r"learner factory 'MyHedge' does not accept 'block_size'; it accepts horizon, n, rng"):
         replify.evaluate(RandomHedge, "iid-bernoulli", n=3, horizon=100, pairs=2, seed=0, block_size=10)
-    with pytest.raises(InvalidArgumentError, match=r"rho applies only when learner is a registered name or a factory .* callable seed -> learner"):
+    with pytest.raises(InvalidArgumentError, match=r"rho applies only when learner is a registered name, a factory .* callable seed -> learner"):
         replify.evaluate(lambda s: RandomHedge(n=3, horizon=100, rng=np.random.default_rng(s)), "iid-bernoulli", n=3,
                          horizon=100, pairs=2, seed=0, rho=0.1)
     with pytest.raises(replify.errors.ArgumentTypeError, match=r'argument "learner" \(int did not match'):
@@ -120,11 +120,12 @@ def test_sweep_refuses_two_learners_under_one_label():
 
 
 def test_the_factory_build_is_the_pairs_learner():
-    from replify.plugins.factory import learner_builder
+    from replify.sources import learner_arg
 
-    build, label, spec = learner_builder(TunedHedge, n=3, horizon=10, overrides={"eta": 0.25})
-    learner = build(child(seed_sequence(0), INTERNAL, 0))
-    assert isinstance(learner, TunedHedge) and learner.eta == 0.25 and spec is None and label == "TunedHedge"
+    arg = learner_arg(TunedHedge)
+    learner = arg.builder(n=3, horizon=10, params={"eta": 0.25})(child(seed_sequence(0), INTERNAL, 0))
+    assert isinstance(learner, TunedHedge) and learner.eta == 0.25 and arg.spec is None and arg.label == "TunedHedge"
+    assert arg.kind == "factory"
 
 
 class MixedHedge:

@@ -157,22 +157,45 @@ def test_cli_sweep_writes_results_and_plots(tmp_path):
     assert out.returncode == 2 and "unknown keys ['colour']" in out.stderr
 
 
-def test_progress_bar_only_on_a_terminal_and_after_a_second():
+def test_progress_bar_by_default_only_on_a_terminal_and_never_nested(monkeypatch):
     import io
+    import sys
 
-    from replify.progress import Progress
+    from replify import progress
 
-    stream = io.StringIO()
-    p = Progress("x", stream=stream, delay=0.0)  # StringIO is not a terminal
-    p(1, 2)
-    assert stream.getvalue() == ""
-    forced = Progress("x", stream=stream, enabled=True, delay=0.0)
-    forced(2, 2)
-    forced.close()
-    assert "x [" in stream.getvalue() and "2/2" in stream.getvalue()
-    slow = Progress("y", stream=io.StringIO(), enabled=True, delay=60.0)
-    slow(1, 2)
-    assert slow.stream.getvalue() == ""
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    # not a terminal: the default draws nothing
+    monkeypatch.setattr(sys, "stderr", io.StringIO())
+    bar = progress.reporter(None, "x")
+    bar(1, 2)
+    bar.close()
+    assert sys.stderr.getvalue() == ""
+    # a terminal: tqdm draws the bar with the time left, once the delay has passed (0 here)
+    monkeypatch.setattr(sys, "stderr", Terminal())
+    monkeypatch.setattr(progress, "AUTO_DELAY", 0.0)
+    bar = progress.reporter(None, "outer")
+    bar(1, 4)
+    inner = progress.reporter(None, "inner")  # work nested inside the outer run draws no bar of its own
+    inner(1, 2)
+    inner.close()
+    bar(4, 4)
+    bar.close()
+    text = sys.stderr.getvalue()
+    assert "outer" in text and "4/4" in text and "inner" not in text
+    # False silences it on a terminal too; a short run under the default delay stays silent
+    monkeypatch.setattr(sys, "stderr", Terminal())
+    for arg in (False,):
+        quiet = progress.reporter(arg, "q")
+        quiet(1, 1)
+        quiet.close()
+    monkeypatch.setattr(progress, "AUTO_DELAY", 60.0)
+    short = progress.reporter(None, "short")
+    short(1, 1)
+    short.close()
+    assert sys.stderr.getvalue() == ""
 
 
 def test_plots_save_png_svg_and_pdf(tmp_path):
