@@ -45,11 +45,14 @@ def main():
     # bound still certifies rho at that block size.
     B = T // 8
     eps = replify.certified_eps(horizon=T, n=n, rho=rho, block_size=B, norm="linf")
-    wrapped = lambda seed: replify.wrap(MyHedge, n=n, horizon=T, rho=rho, seed=seed, norm="linf", block_size=B, eps=eps)  # noqa: E731
+    # The decorator form: the class itself goes to replify.evaluate, which builds one copy per run.
+    @replify.wrap(horizon=T, rho=rho, norm="linf", block_size=B, eps=eps)
+    class ReplicableHedge(MyHedge):
+        pass
 
     rows = {
-        "wrapped MyHedge": replify.evaluate(wrapped, "iid-bernoulli", n=n, horizon=T, pairs=pairs, seed=0,
-                                            adversary_params=costs),
+        "wrapped MyHedge": replify.evaluate(ReplicableHedge, "iid-bernoulli", n=n, horizon=T, pairs=pairs, seed=0,
+                                            adversary_params=costs, label="wrapped MyHedge"),
         "split-commit": replify.evaluate("split-commit", "iid-bernoulli", n=n, horizon=T, pairs=pairs, seed=0, rho=rho,
                                          adversary_params=costs),
         "constant": replify.evaluate("constant", "iid-bernoulli", n=n, horizon=T, pairs=pairs, seed=0,
@@ -58,7 +61,7 @@ def main():
                                         adversary_params=costs),
     }
 
-    p = wrapped(0).params
+    p = ReplicableHedge(n=n, seed=0).params
     print(f"replify {replify.__version__}: T={T}, n={n}, rho={rho}, {pairs} pairs, iid Bernoulli costs, means 0.3..0.7")
     print(f"wrapped with {p.algorithm} ({p.theorem}): B={p.block_size}, eps={p.eps:.3g}")
     print()

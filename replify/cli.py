@@ -162,7 +162,10 @@ def _report_table(report: Any) -> str:
     bound = (report.params or {}).get("replicability_bound")
     if (report.params or {}).get("calibration"):
         lines.append(f"  claim            {report.params['calibration']}")
-    if bound is not None and report.certified is False:
+    if bound is not None and report.certified is False and bound >= 1:
+        lines.append(f"  rho bound        none   NOT certified: the proof's union bound for the parameters in force is "
+                     f"{bound:.4g} >= 1, which bounds nothing")
+    elif bound is not None and report.certified is False:
         lines.append(f"  rho bound        {bound:.4g}   NOT certified: the proof's bound for the parameters in force "
                      f"exceeds rho={report.params.get('rho')}")
     elif bound is not None:

@@ -38,7 +38,7 @@ import attrs
 import numpy as np
 
 from replify.components.actions import ActionSet
-from replify.errors import InvalidArgumentError, LearnerProtocolError, UnknownNameError
+from replify.errors import ArgumentTypeError, InvalidArgumentError, LearnerProtocolError, UnknownNameError
 from replify.plugins.factory import check_accepts, make, rho_optional, signature, takes_rng
 from replify.plugins.registry import registry
 from replify.plugins.specs import LearnerSpec
@@ -298,7 +298,7 @@ def learner_arg(learner: Any, *, label: str | None = None, argument: str = "lear
         built = callable(getattr(learner, "act", None)) and callable(getattr(learner, "update", None))
         what = (f"an instance of {type(learner).__name__} (a learner already built): pass its class or a factory, so "
                 "that every run of every pair builds its own" if built else f"{learner!r} ({type(learner).__name__})")
-        raise InvalidArgumentError(f"{argument} must be {LEARNER_FORMS}; got {what}")
+        raise ArgumentTypeError(f"{argument} must be {LEARNER_FORMS}; got {what}")
     if takes_rng(learner):
         return LearnerArg("factory", learner, label or label_of(learner), labelled=given)
     _check_seeded(learner, argument=argument)
@@ -483,7 +483,7 @@ def adversary_arg(adversary: Any, *, label: str | None = None, argument: str = "
         return AdversaryArg("sequence", adversary, label or type(adversary).__name__)
     if callable(adversary) and takes_rng(adversary):
         return AdversaryArg("factory", adversary, label or label_of(adversary))
-    raise InvalidArgumentError(f"{argument} must be {ADVERSARY_FORMS}; got {adversary!r} ({type(adversary).__name__})")
+    raise ArgumentTypeError(f"{argument} must be {ADVERSARY_FORMS}; got {adversary!r} ({type(adversary).__name__})")
 
 
 def build_adversary(arg: AdversaryArg, *, n: int, horizon: int, seed: Any, params: Mapping[str, Any] | None,

@@ -6,10 +6,15 @@
 * :func:`check_learner`, :func:`check_adversary`, :func:`parametrize_with_checks` — the
   deterministic conformance checks a plugin author runs in CI, as scikit-learn's
   ``check_estimator``/``parametrize_with_checks`` do: stepping equals ``run`` bit for bit, the
-  horizon is respected, the caller's arrays are untouched, a declared cost domain is enforced,
-  consecutive chunks equal one ``sample``, ``sample_sums`` has the law of the summed steps, and a
-  learner with the engine's segment protocol plays by segments what it plays by steps. A spec's
-  ``test_params`` supply the arguments a check needs (``n`` and ``horizon`` among them).
+  caller's arrays are untouched, consecutive chunks equal one ``sample``, ``sample_sums`` has the
+  law of the summed steps, and a learner with the engine's segment protocol plays by segments
+  what it plays by steps. A check demands only what the protocol demands (docs/wrapper.md):
+  refusing an update past the horizon and a cost outside the declared domain are properties a
+  learner *declares* (``LearnerSpec(enforces={"horizon", "domain"})``, or a class attribute
+  ``enforces``), and are checked only then. A spec's ``test_params`` supply the arguments a check
+  needs (``n`` and ``horizon`` among them). :func:`check_learner` takes any learner
+  :func:`replify.evaluate` takes — a registered name or spec, your class or factory, a wrapped
+  class, a callable ``seed -> learner``, a ``"module:Name"`` reference.
 
 The pytest plugin ``replify_pytest`` (entry point ``pytest11``) provides the fixture
 ``assert_replicable``.
@@ -18,16 +23,17 @@ The pytest plugin ``replify_pytest`` (entry point ``pytest11``) provides the fix
 from __future__ import annotations
 
 import warnings
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator, Mapping
 
 import numpy as np
 
-from replify.checks import check_int, check_probability, check_rho
-from replify.errors import ArgumentTypeError, ReplifyWarning
+from replify.checks import check_feedback, check_int, check_probability, check_rho
+from replify.errors import ArgumentTypeError, InvalidArgumentError, ReplifyWarning
 from replify.evaluation.evaluate import evaluate
 from replify.components.bandits import is_bandit
 from replify.plugins.registry import registry
-from replify.plugins.specs import AdversarySpec, LearnerSpec
+from replify.plugins.specs import ENFORCEABLE, AdversarySpec, LearnerSpec
+from replify.sources import learner_arg
 
 #: Sizes the conformance checks use unless a spec's ``test_params`` say otherwise.
 CHECK_N, CHECK_HORIZON = 3, 120
@@ -118,9 +124,12 @@ def check_run_equals_stepping(spec: Any) -> None:
 
 
 def check_horizon(spec: Any) -> None:
-    """An update past the horizon is refused."""
+    """An update past the horizon is refused — for a learner that declares it (``"horizon"`` in
+    its spec's ``enforces``, or in the learner's own ``enforces`` attribute)."""
     spec = _spec(spec, "learner")
     learner, n, horizon = _build(spec, 3)
+    if "horizon" not in _enforces(spec, learner):
+        return
     for c in _costs(spec, n, horizon, 4):
         _step(learner, c)
     try:
@@ -145,9 +154,12 @@ def check_inputs_untouched(spec: Any) -> None:
 
 
 def check_domain_enforced(spec: Any) -> None:
-    """A cost outside the declared domain is refused (the learner checks what it is given)."""
+    """A cost outside the declared domain is refused (the learner checks what it is given) — for
+    a learner that declares it (``"domain"`` in its spec's or its own ``enforces``)."""
     spec = _spec(spec, "learner")
     learner, n, _ = _build(spec, 8)
+    if "domain" not in _enforces(spec, learner):
+        return
     bad = np.full(n, spec.cost_range[1] + 1.0)
     try:
         _step(learner, bad)
@@ -254,11 +266,85 @@ LEARNER_CHECKS: tuple[Callable[[Any], None], ...] = (
 ADVERSARY_CHECKS: tuple[Callable[[Any], None], ...] = (check_sample, check_chunks_equal_sample, check_sums_law)
 
 
-def check_learner(spec: Any) -> None:
-    """Run every learner check on a :class:`~replify.LearnerSpec` (or a registered name)."""
-    spec = _spec(spec, "learner")
+def _enforces(spec: Any, learner: Any) -> frozenset:
+    declared = getattr(learner, "enforces", ())
+    return frozenset(spec.enforces) | frozenset(declared if isinstance(declared, (set, frozenset, tuple, list)) else ())
+
+
+def check_learner(
+    learner: Any, *, n: int | None = None, horizon: int | None = None, label: str | None = None,
+    learner_params: Mapping[str, Any] | None = None,
+) -> None:
+    """Run every learner check on ``learner``: a :class:`~replify.LearnerSpec`, or anything
+    :func:`replify.evaluate` takes as a learner (:func:`learner_spec`; ``n``, ``horizon`` and
+    ``learner_params`` size and configure it, ``label`` names it in the failures)."""
+    spec = learner_spec(learner, n=n, horizon=horizon, label=label, learner_params=learner_params)
     for check in LEARNER_CHECKS:
         check(spec)
+
+
+def learner_spec(
+    learner: Any, *, n: int | None = None, horizon: int | None = None, label: str | None = None,
+    learner_params: Mapping[str, Any] | None = None,
+) -> LearnerSpec:
+    """The :class:`~replify.LearnerSpec` the checks run on, for any learner argument: a spec or a
+    registered name as it is; a learner of yours (:func:`replify.sources.learner_arg`) as a spec
+    whose factory builds it — its problem, cost domain and feedback read off one built learner
+    (``domain``, ``problem``, ``feedback`` attributes; costs in [0, 1] and full information when it
+    declares none), its ``enforces`` from the class. ``n`` and ``horizon`` default to the checks'
+    sizes, or to the sizes a wrapped class or a ``seed -> learner`` callable was built for (its
+    ``n`` and ``horizon`` attributes); ``learner_params`` are passed to the factory."""
+    if isinstance(learner, LearnerSpec):
+        return learner
+    if isinstance(learner, str) and learner in registry().learners():
+        return registry().learner(learner)
+    arg = learner_arg(learner, label=label)
+    if arg.kind == "registered":
+        return arg.spec
+    params = dict(learner_params or {})
+    fixed = arg.obj.options if arg.kind == "replicable" else {}
+    if arg.kind == "seeded":
+        probe = arg.obj(0)
+        n = n if n is not None else getattr(probe, "n", None)
+        horizon = horizon if horizon is not None else getattr(probe, "horizon", None)
+        if n is None or horizon is None:
+            raise InvalidArgumentError(
+                f"learner {arg.label!r} is a callable seed -> learner whose learner has no n and horizon attributes; "
+                "expected n= and horizon= (the sizes it builds its learner for)"
+            )
+    n = check_int("n", n if n is not None else fixed.get("n", CHECK_N), minimum=2)
+    horizon = check_int("horizon", horizon if horizon is not None else fixed.get("horizon", CHECK_HORIZON), minimum=1)
+    factory = _SizedFactory(arg, params)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ReplifyWarning)
+        probe = factory(n=n, horizon=horizon, rng=np.random.default_rng(0))
+    domain = getattr(probe, "domain", None)
+    low, high = (domain.low, domain.high) if domain is not None else (0.0, 1.0)
+    declared = getattr(getattr(arg.obj, "__wrapped__", arg.obj), "enforces", ())
+    return LearnerSpec(
+        arg.label, factory, getattr(probe, "problem", "experts"),
+        norm="l1" if domain is not None and domain.l1 else "linf",
+        cost_range=(low, high) if (low, high) in ((0.0, 1.0), (-1.0, 1.0)) else (0.0, 1.0),
+        feedback=check_feedback(probe), test_params={"n": n, "horizon": horizon},
+        enforces=frozenset(declared) & ENFORCEABLE if isinstance(declared, (set, frozenset, tuple, list)) else (),
+    )
+
+
+class _SizedFactory:
+    """``factory(n=, horizon=, rng=)`` for any learner argument: the rng's first draw is the seed of
+    a wrapped class or a ``seed -> learner`` callable (two generators seeded alike build the same
+    learner, as the checks need)."""
+
+    def __init__(self, arg: Any, params: Mapping[str, Any]) -> None:
+        self.arg, self.params = arg, dict(params)
+
+    def __call__(self, *, n: int, horizon: int, rng: np.random.Generator, **kw: Any) -> Any:
+        if self.arg.kind == "factory":
+            return self.arg.obj(n=n, horizon=horizon, rng=rng, **self.params, **kw)
+        seed = int(rng.integers(2**63))
+        if self.arg.kind == "seeded":
+            return self.arg.obj(seed)
+        return self.arg.builder(n=n, horizon=horizon, params={**self.params, **kw})(seed)
 
 
 def check_adversary(spec: Any) -> None:
@@ -269,8 +355,11 @@ def check_adversary(spec: Any) -> None:
 
 
 def _spec(spec: Any, kind: str) -> Any:
-    """A :class:`LearnerSpec` (``kind="learner"``) or :class:`AdversarySpec`, given as one or as
-    a registered name; anything else is refused, naming what came."""
+    """A :class:`LearnerSpec` (``kind="learner"``: any learner argument, see :func:`learner_spec`)
+    or :class:`AdversarySpec`, given as one or as a registered name; anything else is refused,
+    naming what came."""
+    if kind == "learner" and not isinstance(spec, (LearnerSpec, AdversarySpec)):
+        return learner_spec(spec)
     if isinstance(spec, str):
         return registry().learner(spec) if kind == "learner" else registry().adversary(spec)
     cls = LearnerSpec if kind == "learner" else AdversarySpec

@@ -153,6 +153,9 @@ class BlockLearner(Described):
 
     #: ``"experts"`` (actions are indices) or ``"olo"`` (actions are vectors).
     problem: str = "experts"
+    #: properties beyond the protocol that :mod:`replify.testing` checks: an update past the
+    #: horizon and a cost outside ``domain`` are refused
+    enforces = frozenset({"horizon", "domain"})
 
     def __init__(self, *, n: int, horizon: int, block_size: int, domain: CostDomain) -> None:
         self.n = check_int("n", n, minimum=1)

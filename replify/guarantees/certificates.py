@@ -100,10 +100,15 @@ def certify(bound: float, rho: float, *, algorithm: str, detail: str) -> bool:
     :class:`~replify.errors.ReplicabilityWarning` naming both numbers."""
     if bound <= rho * (1.0 + 1e-9):
         return True
+    if bound >= 1.0:
+        # A bound on a probability at or above 1 says nothing: do not state it as if it did.
+        what = (f"certify no rho at all: the proof's union bound for them is {bound:.4g}, which is at least 1 and so "
+                f"bounds nothing")
+    else:
+        what = f"certify only rho <= {bound:.4g}, not the rho={rho:g} that was passed"
     warn(
-        f"{algorithm}: the parameters in force ({detail}) certify only rho <= {bound:.4g}, not the rho={rho:g} that "
-        f"was passed; params.certified is False and reports say so. replify.certified_eps(...) gives an eps "
-        f"that certifies rho at this block size.",
+        f"{algorithm}: the parameters in force ({detail}) {what}; params.certified is False and reports say so. "
+        f"replify.certified_eps(...) gives an eps that certifies rho={rho:g} at this block size.",
         ReplicabilityWarning,
     )
     return False

@@ -39,11 +39,17 @@ def test_readme_test_command_is_what_ci_runs():
     assert command in readme and command in (ROOT / ".ci" / "run").read_text()
 
 
+# run with every replify warning an error: the quick start shows certified parameters and warns of nothing
+STRICT = ("import runpy, sys, warnings; from replify.errors import ReplifyWarning; "
+          "warnings.simplefilter('error', ReplifyWarning); runpy.run_path(sys.argv[1], run_name='__main__')")
+
+
 @pytest.mark.slow
-@pytest.mark.early_subprocess([sys.executable, ROOT / "examples" / "quickstart.py"], timeout=600)
+@pytest.mark.early_subprocess([sys.executable, "-c", STRICT, ROOT / "examples" / "quickstart.py"], timeout=600)
 def test_quickstart_runs_and_reports_a_replicable_learner(early_subprocess):
     out = early_subprocess
-    out.check_returncode()  # CalledProcessError, as subprocess.run(check=True) raised
+    out.check_returncode()  # CalledProcessError, as subprocess.run(check=True) raised; a replify warning is an error
+    assert "Warning" not in out.stderr, out.stderr
     assert "wrapped MyHedge" in out.stdout and "plain Hedge" in out.stdout
     assert "constant" in out.stdout and "split-commit" in out.stdout and "gain over constant" in out.stdout
     assert re.search(r"interval for rho ends at 0\.\d+ \(<= rho = 0\.1\)", out.stdout), out.stdout
