@@ -325,6 +325,10 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     missing = sorted({"learners", "adversaries", "horizons", "ns", "pairs", "seed"} - set(config))
     if missing:
         raise ReplifyError(f"config file {str(path)!r} is missing {missing}")
+    config["learners"] = [_beside(path, item) for item in config["learners"]] if isinstance(config["learners"], list) \
+        else config["learners"]
+    config["adversaries"] = [_beside(path, item) for item in config["adversaries"]] \
+        if isinstance(config["adversaries"], list) else config["adversaries"]
     out = args.output or config.get("output") or str(path.with_suffix(".jsonl"))
     _check_outputs(args, plot=config.get("plot"), output=out, config=path,
                    output_option=("--output" if args.output else "the config's output" if config.get("output")
@@ -350,6 +354,19 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
         plot_sweep(result, path=plot)
     return 0
+
+
+def _beside(config: Path, item: Any) -> Any:
+    """A config's ``"path/file.py:Name"`` reference read relative to the config's folder when the
+    file is there (else relative to where the command runs, as on the command line)."""
+    if isinstance(item, dict) and "learner" in item:
+        return dict(item, learner=_beside(config, item["learner"]))
+    if not is_reference(item):
+        return item
+    where, _, name = item.rpartition(":")
+    if where.endswith(".py") and not Path(where).is_absolute() and (config.parent / where).is_file():
+        return f"{config.parent / where}:{name}"
+    return item
 
 
 def _bar(args: argparse.Namespace) -> bool | None:

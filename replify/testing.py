@@ -48,12 +48,23 @@ def assert_replicable(
     report is returned) or above it, or ``max_pairs`` are spent (fail, with ρ̂, the interval and
     the pairs run). False alarms: a learner whose failure rate is at most ρ is declared "above" with
     probability at most ``alpha``; it can also fail "undecided" when its rate is so close to ρ that
-    ``max_pairs`` do not separate them (about (1/(ρ − rate))²·ln(1/α) pairs are needed)."""
+    ``max_pairs`` do not separate them (about (1/(ρ − rate))²·ln(1/α) pairs are needed).
+
+    ``learner`` is anything :func:`replify.evaluate` takes; one that cannot be built without ρ (a
+    replicable registered learner, a class wrapped without ``rho``) is built at ``rho``. The
+    other keywords (``label``, ``adversary_params``, hyperparameters, …) go to evaluate."""
     # Checked here, so that a bad value is named as this function's argument, not evaluate()'s
     # (rho is evaluate's target, max_pairs its pairs).
     rho = check_rho(rho)
     alpha = check_probability("alpha", alpha, open_low=True, open_high=True)
     max_pairs = check_int("max_pairs", max_pairs, minimum=2)
+    if "rho" in evaluate_kw:
+        raise InvalidArgumentError(
+            "assert_replicable(rho=...) is the rho asserted, and the rho a learner that needs one is built with; "
+            f"got another rho={evaluate_kw['rho']!r} in the keywords for evaluate"
+        )
+    if learner_arg(learner, label=evaluate_kw.get("label")).needs_rho():
+        evaluate_kw["rho"] = rho
     report = evaluate(learner, adversary, n=n, horizon=horizon, pairs=max_pairs, seed=seed, target=rho,
                       sequential=True, alpha=alpha, **evaluate_kw)
     if report.decision != "below":
@@ -272,20 +283,20 @@ def _enforces(spec: Any, learner: Any) -> frozenset:
 
 
 def check_learner(
-    learner: Any, *, n: int | None = None, horizon: int | None = None, label: str | None = None,
+    spec: Any, *, n: int | None = None, horizon: int | None = None, label: str | None = None,
     learner_params: Mapping[str, Any] | None = None,
 ) -> None:
-    """Run every learner check on ``learner``: a :class:`~replify.LearnerSpec`, or anything
+    """Run every learner check on ``spec``: a :class:`~replify.LearnerSpec`, or anything
     :func:`replify.evaluate` takes as a learner (:func:`learner_spec`; ``n``, ``horizon`` and
     ``learner_params`` size and configure it, ``label`` names it in the failures)."""
-    spec = learner_spec(learner, n=n, horizon=horizon, label=label, learner_params=learner_params)
+    spec = learner_spec(spec, n=n, horizon=horizon, label=label, learner_params=learner_params, argument="spec")
     for check in LEARNER_CHECKS:
         check(spec)
 
 
 def learner_spec(
     learner: Any, *, n: int | None = None, horizon: int | None = None, label: str | None = None,
-    learner_params: Mapping[str, Any] | None = None,
+    learner_params: Mapping[str, Any] | None = None, argument: str = "learner",
 ) -> LearnerSpec:
     """The :class:`~replify.LearnerSpec` the checks run on, for any learner argument: a spec or a
     registered name as it is; a learner of yours (:func:`replify.sources.learner_arg`) as a spec
@@ -298,7 +309,7 @@ def learner_spec(
         return learner
     if isinstance(learner, str) and learner in registry().learners():
         return registry().learner(learner)
-    arg = learner_arg(learner, label=label)
+    arg = learner_arg(learner, label=label, argument=argument)
     if arg.kind == "registered":
         return arg.spec
     params = dict(learner_params or {})
@@ -359,7 +370,7 @@ def _spec(spec: Any, kind: str) -> Any:
     or :class:`AdversarySpec`, given as one or as a registered name; anything else is refused,
     naming what came."""
     if kind == "learner" and not isinstance(spec, (LearnerSpec, AdversarySpec)):
-        return learner_spec(spec)
+        return learner_spec(spec, argument="spec")
     if isinstance(spec, str):
         return registry().learner(spec) if kind == "learner" else registry().adversary(spec)
     cls = LearnerSpec if kind == "learner" else AdversarySpec

@@ -56,7 +56,7 @@ class ReplicableLearner(BlockLearner):
         self.seed = seed_sequence(seed)
         n, horizon = check_int("n", n, minimum=2), check_int("horizon", horizon, minimum=1)
         rho = check_rho(rho)
-        refuse_bandit(spec, getattr(spec.factory, "feedback", spec.feedback))  # before any warning on B or eps
+        refuse_bandit(spec, declared_feedback(spec.factory, spec.feedback))  # before any warning on B or eps
         self._affine = input_map(spec, norm)
         #: what :attr:`factory` rebuilds this learner from (set by :func:`wrap`)
         self._source: tuple[Any, dict[str, Any]] = (spec, {})
@@ -184,6 +184,14 @@ def build_internal(
     internal = check_learner(spec.factory(**kwargs), source=f"learner factory {spec.name!r}")
     refuse_bandit(spec, "bandit" if is_bandit(internal) else "full")
     return internal
+
+
+def declared_feedback(factory: Any, default: str) -> Any:
+    """The ``feedback`` a factory declares on itself (a class attribute; a ``functools.partial``'s
+    function's), else ``default``."""
+    while isinstance(factory, functools.partial):
+        factory = factory.func
+    return getattr(factory, "feedback", default)
 
 
 def refuse_bandit(spec: LearnerSpec, feedback: Any) -> None:

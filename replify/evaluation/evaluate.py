@@ -19,13 +19,12 @@ from replify.components.actions import ActionSet
 from replify.plugins.factory import make_adversary
 from replify.progress import reporter
 from replify.randomness import ADVERSARY, INTERNAL, Streams, child, seed_sequence
-from replify.wrapper import ReplicableLearner
 from replify.sources import adversary_arg, build_adversary, learner_arg, merged_params
 
 
 @public
 def evaluate(
-    learner: str | Callable[..., Any] | ReplicableLearner,
+    learner: Any,  # anything a user holds: replify.sources.learner_arg decides, naming what came
     adversary: str | Any,
     *,
     n: int,

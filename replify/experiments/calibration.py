@@ -33,7 +33,6 @@ from replify.plugins.registry import hookimpl, registry
 from replify.plugins.specs import LearnerSpec
 from replify.progress import reporter
 from replify.randomness import seed_sequence
-from replify.wrapper import ReplicableLearner
 from replify.sources import learner_arg
 
 @attrs.frozen(kw_only=True)
@@ -188,7 +187,7 @@ class Calibration:
 
 @public
 def calibrate(
-    name: str | Callable[..., Any] | ReplicableLearner,
+    name: Any,  # anything a user holds: replify.sources.learner_arg decides, naming what came
     *,
     n: int,
     horizon: int,

@@ -27,7 +27,6 @@ from replify.errors import InvalidArgumentError, ReplifyWarning
 from replify.evaluation.evaluate import evaluate
 from replify.progress import reporter
 from replify.randomness import INTERNAL, child, seed_sequence
-from replify.wrapper import ReplicableLearner
 from replify.sources import learner_arg, merged_params
 from replify.evaluation.stats import binomial_upper_tail, clopper_pearson
 
@@ -124,7 +123,7 @@ def _seed(seed: int, *parts: Any) -> int:
 
 @public
 def stress(
-    learner: str | Callable[..., Any] | ReplicableLearner,
+    learner: Any,  # anything a user holds: replify.sources.learner_arg decides, naming what came
     *,
     n: int,
     horizon: int,

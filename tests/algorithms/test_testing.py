@@ -34,7 +34,8 @@ def test_the_checks_catch_what_they_are_for():
             costs[...] = 0.0
             return np.ones(costs.shape[0], dtype=np.int64)
 
-    spec = replify.LearnerSpec("sloppy", Sloppy, "experts")
+    # it declares that it refuses updates past the horizon and costs outside its domain: the checks hold it to that
+    spec = replify.LearnerSpec("sloppy", Sloppy, "experts", enforces={"horizon", "domain"})
     for check, message in (
         (replify.testing.check_run_equals_stepping, "run\\(\\) differs from stepping"),
         (replify.testing.check_horizon, "past the horizon"),
@@ -43,6 +44,10 @@ def test_the_checks_catch_what_they_are_for():
     ):
         with pytest.raises(AssertionError, match=message):
             check(spec)
+    # without the declaration the protocol asks neither, and those two checks pass
+    undeclared = replify.LearnerSpec("sloppy", Sloppy, "experts")
+    replify.testing.check_horizon(undeclared)
+    replify.testing.check_domain_enforced(undeclared)
 
     class Chunky:
         def __init__(self, *, n, horizon, rng):

@@ -89,7 +89,7 @@ HALF_N = replify.LearnerSpec("half-n", RandomHedge, "experts", test_params={"n":
 ASSERT = dict(learner="constant", adversary="iid-bernoulli", rho=0.5, n=2, horizon=5, max_pairs=20)
 
 TESTING = [
-    (testing.check_learner, dict(spec=5), ArgumentTypeError, "spec must be a LearnerSpec or the name of a registered learner"),
+    (testing.check_learner, dict(spec=5), ArgumentTypeError, "spec must be a registered name"),
     (testing.check_adversary, dict(spec=None), ArgumentTypeError, "spec must be an AdversarySpec"),
     (testing.check_adversary, dict(spec=replify.learners()["hedge"]), ArgumentTypeError, "spec must be an AdversarySpec"),
     (testing.check_run_equals_stepping, dict(spec=replify.adversaries()["ties"]), ArgumentTypeError, "spec must be a LearnerSpec"),

@@ -61,7 +61,7 @@ def test_what_a_users_factory_cannot_take_is_refused_by_name():
     with pytest.raises(InvalidArgumentError, match=r"rho applies only when learner is a registered name, a factory .* callable seed -> learner"):
         replify.evaluate(lambda s: RandomHedge(n=3, horizon=100, rng=np.random.default_rng(s)), "iid-bernoulli", n=3,
                          horizon=100, pairs=2, seed=0, rho=0.1)
-    with pytest.raises(replify.errors.ArgumentTypeError, match=r'argument "learner" \(int did not match'):
+    with pytest.raises(replify.errors.ArgumentTypeError, match=r"learner must be a registered name .*; got 3 \(int\)"):
         replify.evaluate(3, "iid-bernoulli", n=3, horizon=100, pairs=2, seed=0)
 
 

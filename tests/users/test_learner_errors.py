@@ -1,0 +1,158 @@
+"""What is not a learner (or an adversary) is refused at once, with one error that names the
+argument, says what was expected and what came — never a bare TypeError from argument binding."""
+
+import functools
+import warnings
+
+import numpy as np
+import pytest
+
+import replify
+from replify.errors import ArgumentTypeError, InvalidArgumentError, LearnerProtocolError, ReplifyWarning, UnknownNameError
+
+import own_learners
+from own_learners import N, T
+
+HERE = own_learners.__file__
+
+BAD_LEARNERS = [
+    pytest.param(3, ArgumentTypeError, r"learner must be a registered name .*; got 3 \(int\)", id="a number"),
+    pytest.param(own_learners.Minimal(n=3, horizon=10, rng=np.random.default_rng(0)), ArgumentTypeError,
+                 r"learner must be .*got an instance of Minimal \(a learner already built\): pass its class",
+                 id="an instance"),
+    pytest.param(own_learners.NoRng, InvalidArgumentError,
+                 r"learner 'NoRng' takes \(n, horizon\): expected a factory taking keyword arguments n, horizon and rng",
+                 id="a factory without rng"),
+    pytest.param(lambda: None, InvalidArgumentError, r"takes \(\): expected a factory .* or a callable seed -> learner",
+                 id="a callable of nothing"),
+    pytest.param("no-such-learner", UnknownNameError,
+                 r"learner: no learner named 'no-such-learner'; known learners: .*hedge.*or give a learner of your own "
+                 r"as 'package.module:Name'", id="an unknown name"),
+    pytest.param(f"{HERE}:Nothing", InvalidArgumentError,
+                 r"learner '.*own_learners.py:Nothing': .* has no 'Nothing'; expected one of the names it defines: .*Minimal",
+                 id="a missing name in a file"),
+    pytest.param("/no/such/file.py:X", InvalidArgumentError,
+                 r"'/no/such/file.py' is not a Python file; expected 'path/to/file.py:Name' \(got no such file\)",
+                 id="a missing file"),
+    pytest.param("no_such_module_xyz:X", InvalidArgumentError,
+                 r"cannot import module 'no_such_module_xyz' .*expected an importable 'package.module:Name'",
+                 id="a missing module"),
+    pytest.param(replify.wrap(horizon=T, rho=0.2, seed=3)(own_learners.Minimal), InvalidArgumentError,
+                 r"was wrapped with seed=3; expected a wrapped class without a seed", id="a wrapped class with a seed"),
+    pytest.param(replify.learners()["hedge"], InvalidArgumentError,
+                 r"got the LearnerSpec 'hedge'; register it .* and pass its name", id="a spec"),
+]
+
+
+@pytest.mark.parametrize("learner, error, message", BAD_LEARNERS)
+def test_what_is_no_learner_is_refused_by_every_entry_point(learner, error, message):
+    calls = {
+        "evaluate": lambda: replify.evaluate(learner, "iid-bernoulli", n=N, horizon=T, pairs=2, seed=0),
+        "stress": lambda: replify.stress(learner, n=N, horizon=T, budget=16),
+        "sweep": lambda: replify.sweep(learners=[learner], adversaries=["iid-bernoulli"], horizons=[T], ns=[N],
+                                       pairs=2, seed=0),
+    }
+    for name, call in calls.items():
+        with pytest.raises(error, match=message if name != "sweep" else
+                           message.replace("learner must", "learners must").replace("learner '", "learners '")
+                           .replace("learner: no", "learners: no")):
+            call()
+
+
+def test_a_file_that_fails_to_import_is_reported_with_its_own_error(tmp_path):
+    bad = tmp_path / "broken_learner_file.py"
+    bad.write_text("raise RuntimeError('my module is broken')\n")
+    with pytest.raises(InvalidArgumentError, match=r"importing .*broken_learner_file.py' raised RuntimeError: my module is broken"):
+        replify.evaluate(f"{bad}:X", "iid-bernoulli", n=N, horizon=T, pairs=2, seed=0)
+
+
+def test_a_file_named_like_another_module_is_still_loaded(tmp_path):
+    other = tmp_path / "json.py"  # the standard library's json is already imported
+    other.write_text("from own_learners import Minimal as Mine\n")
+    report = replify.evaluate(f"{other}:Mine", "iid-bernoulli", n=N, horizon=T, pairs=2, seed=0)
+    assert report.learner == "Mine"
+
+
+def test_a_wrapped_class_refuses_sizes_and_rho_other_than_its_own():
+    wrapped = own_learners.WrappedGradient
+    with pytest.raises(InvalidArgumentError, match=rf"horizon must match the horizon={T} that 'WrappedGradient' was "
+                                                   rf"wrapped with .*; got horizon={T + 1}"):
+        replify.evaluate(wrapped, "iid-bernoulli", n=N, horizon=T + 1, pairs=2, seed=0)
+    with pytest.raises(InvalidArgumentError, match=r"rho must match the rho=0.2 that 'WrappedGradient' was wrapped with; "
+                                                   r"got rho=0.3"):
+        replify.evaluate(wrapped, "iid-bernoulli", n=N, horizon=T, pairs=2, seed=0, rho=0.3)
+    with pytest.raises(InvalidArgumentError, match=r"'WrappedLater' was wrapped without rho, and none was given; "
+                                                   r"expected rho in \(0, 1\)"):
+        replify.evaluate(own_learners.WrappedLater, "iid-bernoulli", n=N, horizon=T, pairs=2, seed=0)
+    with pytest.raises(InvalidArgumentError, match=r"'step' cannot be passed to 'WrappedGradient', a wrapped class; "
+                                                   r"expected options of replify.wrap .*learner_params"):
+        replify.evaluate(wrapped, "iid-bernoulli", n=N, horizon=T, pairs=2, seed=0, step=0.1)
+    # the internal learner's own hyperparameters go in learner_params, as wrap takes them
+    report = replify.evaluate(wrapped, "iid-bernoulli", n=N, horizon=T, pairs=2, seed=0,
+                              learner_params={"learner_params": {"step": 0.1}})
+    assert report.pairs == 2
+
+
+def test_a_callable_seed_learner_takes_nothing_else():
+    with pytest.raises(InvalidArgumentError, match=r"rho, eta applies only when learner is a registered name, a factory "
+                                                   r"taking n, horizon, rng, or a wrapped class; 'gradient_from_seed' is a "
+                                                   r"callable seed -> learner"):
+        replify.evaluate(own_learners.gradient_from_seed, "iid-bernoulli", n=N, horizon=T, pairs=2, seed=0, rho=0.1,
+                         eta=1.0)
+
+
+def test_a_bandit_learner_is_refused_by_wrap_before_any_warning():
+    for learner in ("ucb1", own_learners.EpsilonGreedy, functools.partial(own_learners.EpsilonGreedy, explore=0.1)):
+        with warnings.catch_warnings(record=True) as record:
+            warnings.simplefilter("always")
+            with pytest.raises(LearnerProtocolError, match=r"replify.wrap needs a full-information learner: .* declares "
+                                                           r"feedback='bandit'"):
+                replify.wrap(learner, n=N, horizon=10**6, rho=0.1, seed=0)
+        assert not [w for w in record if issubclass(w.category, ReplifyWarning)], [str(w.message) for w in record]
+
+
+def test_a_learner_that_disagrees_with_its_spec_on_feedback_is_refused():
+    reg = replify.registry()
+
+    class Plugin:
+        @replify.hookimpl
+        def register_learners(self, register):
+            register(replify.LearnerSpec("says-full", own_learners.BanditMismatch, "experts"))
+
+    reg.register(Plugin(), name="says-full-plugin")
+    try:
+        with pytest.raises(LearnerProtocolError, match=r"'says-full' is registered with feedback='full' but the learner "
+                                                       r"its factory builds declares feedback='bandit'"):
+            replify.evaluate("says-full", "iid-bernoulli", n=N, horizon=T, pairs=2, seed=0)
+    finally:
+        reg.unregister(name="says-full-plugin")
+    with pytest.raises(InvalidArgumentError, match=r"feedback must be one of \('full', 'bandit'\), got 'partial'"):
+        replify.LearnerSpec("x", own_learners.Minimal, "experts", feedback="partial")
+    with pytest.raises(InvalidArgumentError, match=r"enforces must hold only 'domain', 'horizon'; got \[\"'speed'\"\]"):
+        replify.LearnerSpec("x", own_learners.Minimal, "experts", enforces={"speed"})
+
+
+BAD_ADVERSARIES = [
+    pytest.param(own_learners.Minimal, LearnerProtocolError,
+                 r"adversary factory 'Minimal' must return an object with sample\(rng\); got Minimal", id="a learner class"),
+    pytest.param(3, ArgumentTypeError, r"adversary must be a registered name .*; got 3 \(int\)", id="a number"),
+    pytest.param("no-such-adversary", UnknownNameError, r"adversary: no adversary named 'no-such-adversary'",
+                 id="an unknown name"),
+    pytest.param(f"{HERE}:Nope", InvalidArgumentError, r"has no 'Nope'", id="a missing name"),
+]
+
+
+@pytest.mark.parametrize("adversary, error, message", BAD_ADVERSARIES)
+def test_what_is_no_adversary_is_refused(adversary, error, message):
+    with pytest.raises(error, match=message):
+        replify.evaluate("hedge", adversary, n=N, horizon=T, pairs=2, seed=0)
+
+
+def test_an_adversary_factory_is_checked_like_a_registered_one():
+    with pytest.raises(InvalidArgumentError, match=r"adversary factory 'Coins' does not accept 'second'; it accepts "
+                                                   r"first, horizon, n, rng"):
+        replify.evaluate("hedge", own_learners.Coins, n=N, horizon=T, pairs=2, seed=0, adversary_params={"second": 1})
+    seq = own_learners.Coins(n=N, horizon=T, rng=None)
+    with pytest.raises(InvalidArgumentError, match=r"adversary_params applies only when the adversary is a registered "
+                                                   r"name or a factory; 'Coins' is a distribution sequence already built"):
+        replify.evaluate("hedge", seq, n=N, horizon=T, pairs=2, seed=0, adversary_params={"first": 0.1})
