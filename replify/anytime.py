@@ -33,8 +33,9 @@ from replify.errors import InvalidArgumentError, LearnerProtocolError, Replicabi
 from replify.guarantees.theory import certified_eps
 from replify.components.bandits import is_bandit
 from replify.plugins.factory import make
-from replify.plugins.registry import registry
 from replify.randomness import seed_sequence
+from replify.sources import learner_arg
+from replify.wrapper import resolve_spec
 from replify.wrapper import wrap as wrap_learner
 
 
@@ -86,13 +87,28 @@ def epoch_rho(rho: float, k: int) -> float:
 class AnytimeLearner:
     """A learner without a horizon (see the module docstring); ``act``/``update`` and ``run``."""
 
-    def __init__(self, name: str, *, rho: float, n: int, seed: Any, first_epoch: int, block_fraction: float,
+    def __init__(self, name: Any, *, rho: float, n: int, seed: Any, first_epoch: int, block_fraction: float,
                  wrap: bool, norm: str | None, params: dict[str, Any]) -> None:
-        self.name, self.rho, self.n = name, rho, n
-        self.spec = registry().learner(name)
+        arg = learner_arg(name, argument="name")
+        self.rho, self.n, self.name = rho, n, arg.label
+        if arg.kind == "seeded":
+            raise InvalidArgumentError(
+                f"anytime({arg.label!r}) builds a fresh learner for every epoch, at the epoch's horizon; expected a "
+                "registered name, a learner class or factory taking n, horizon, rng, or a wrapped class; got a callable "
+                "seed -> learner, which fixes its own horizon"
+            )
+        if arg.kind == "replicable":  # a wrapped class: each epoch wraps the class inside with its own certified B, eps
+            options = arg.obj.options
+            wrap, norm = True, norm or options.get("norm")
+            params = {**dict(options.get("learner_params") or {}), **params}
+            target = arg.obj.__wrapped__
+        else:
+            target = arg.obj
+        self._target = target
+        self.spec = arg.spec if arg.kind == "registered" else resolve_spec(target, norm=norm, problem=None)
         if not wrap and self.spec.guarantee is None:
             raise InvalidArgumentError(
-                f"anytime({name!r}) needs a replicable learner: {name!r} has no replicability guarantee, so its epochs "
+                f"anytime({self.name!r}) needs a replicable learner: {self.name!r} has no replicability guarantee, so its epochs "
                 f"would certify nothing. Pass wrap=True to make each epoch replicable with the general framework "
                 f"(certified), or use a replicable learner such as 'ftplb-star', 'iid-experts' or 'split-commit'"
             )
@@ -119,14 +135,14 @@ class AnytimeLearner:
             if self._wrap:
                 norm = self._norm or self.spec.norm
                 eps = certified_eps(horizon=length, n=self.n, rho=rho_k, block_size=B, norm=norm) if length > B else None
-                return wrap_learner(self.name, n=self.n, horizon=length, rho=rho_k, seed=seed, norm=norm, block_size=B, eps=eps,
-                            learner_params=self._extra or None)
+                return wrap_learner(self._target, n=self.n, horizon=length, rho=rho_k, seed=seed, norm=norm, block_size=B,
+                                    eps=eps, learner_params=self._extra or None)
             if self.spec.union_bound is not None:
                 eps = certified_eps(self.name, horizon=length, n=self.n, rho=rho_k, block_size=B) if length > B else None
                 kw = {"block_size": B} | ({"eps": eps} if eps is not None else {})
-                return make(self.name, n=self.n, horizon=length, seed=seed, rho=rho_k, **kw, **self._extra)
+                return make(self._target, n=self.n, horizon=length, seed=seed, rho=rho_k, **kw, **self._extra)
             takes_rho = self.spec.parameters is not None or self.spec.guarantee is not None
-            return make(self.name, n=self.n, horizon=length, seed=seed, rho=rho_k if takes_rho else None, **self._extra)
+            return make(self._target, n=self.n, horizon=length, seed=seed, rho=rho_k if takes_rho else None, **self._extra)
 
     def _start_epoch(self) -> None:
         k = len(self._epochs)
@@ -221,7 +237,7 @@ class AnytimeLearner:
 
 @public
 def anytime(
-    name: str,
+    name: Any,
     *,
     rho: float,
     n: int,
@@ -237,8 +253,12 @@ def anytime(
     ``norm`` then chooses its normalisation) with certified parameters at ρ_k = ρ·6/(π²(k+1)²),
     so that Σ_k ρ_k = ρ (paper §2's definition, by the union bound over epochs).
 
-    ``name`` must have a replicability guarantee of its own, or ``wrap=True``: a learner without
-    one is refused. Its ``params`` state the summed certificate — the sum of the epochs' own bounds,
+    ``name`` is a registered name with a replicability guarantee of its own, or any learner with
+    ``wrap=True``: a learner class or factory of yours taking n, horizon, rng (or a
+    ``"file.py:Name"`` reference to one); a class decorated with :func:`replify.wrap` is wrapped
+    epoch by epoch (its ``norm`` and ``learner_params`` kept; each epoch gets its own certified B
+    and ε). A learner without a guarantee and without ``wrap=True`` is refused, as is a callable
+    ``seed -> learner`` (it fixes its own horizon). Its ``params`` state the summed certificate — the sum of the epochs' own bounds,
     ``certified`` only when every epoch's parameters certify its ρ_k (``params`` such as
     ``noise_scale=`` or ``width_scale=`` that void an epoch's proof make it uncertified, with a
     warning) — and the summed regret bound. Use it with :func:`replify.evaluate` as

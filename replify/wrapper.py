@@ -248,7 +248,9 @@ class ReplicableFactory:
         return f"<replicable {getattr(self.__wrapped__, '__qualname__', self.__wrapped__)!r} ({opts})>"
 
 
-def _resolve(learner: Any, *, norm: str | None, problem: str | None) -> LearnerSpec:
+def resolve_spec(learner: Any, *, norm: str | None, problem: str | None) -> LearnerSpec:
+    """The spec the framework wraps: a registered one (by name or as a spec), or one made for a
+    plain factory, which receives the normalised vectors as they are (entries in [-1, 1])."""
     if isinstance(learner, (LearnerSpec, str)):
         spec = learner if isinstance(learner, LearnerSpec) else registry().learner(learner)
         if problem is not None and problem != spec.problem:
@@ -257,7 +259,6 @@ def _resolve(learner: Any, *, norm: str | None, problem: str | None) -> LearnerS
             )
         return spec
     check_factory(learner, name="learner")
-    # A plain factory receives the normalised vector as it is, entries in [-1, 1].
     return LearnerSpec(
         getattr(learner, "__qualname__", None) or type(learner).__name__,
         learner,
@@ -333,7 +334,7 @@ def wrap(
             f"wrap() needs {', '.join(missing)} to build a learner (got {sorted(options) or 'none'}); "
             f"to wrap a class for later, use the decorator form @wrap(horizon=..., rho=...)"
         )
-    spec = _resolve(learner, norm=norm, problem=problem)
+    spec = resolve_spec(learner, norm=norm, problem=problem)
     built = ReplicableLearner(
         spec,
         n=options["n"],

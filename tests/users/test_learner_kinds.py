@@ -192,3 +192,23 @@ def test_the_built_ins_declare_what_the_checks_test():
         built = quiet(lambda: replify.make(name, n=3, horizon=50, seed=0, **({"rho": 0.2} if spec.parameters or
                                                                           spec.guarantee else {})))
         assert spec.feedback == getattr(built, "feedback", "full"), name
+
+
+@pytest.mark.parametrize("kind", ["class", "partial", "decorated", "decorated-later", "file-reference"])
+def test_anytime_takes_a_users_learner_where_it_applies(kind):
+    learner = FULL[kind]
+    wrap = {} if isinstance(learner, replify.ReplicableFactory) else {"wrap": True}
+    report = quiet(lambda: replify.evaluate(
+        lambda s: replify.anytime(learner, rho=0.1, n=N, seed=s, first_epoch=64, **wrap), "iid-bernoulli",
+        n=N, horizon=T, pairs=4, seed=0, label="anytime"))
+    # epochs of 64, 128, ...: each wrapped with its own certified B and eps, so the sum certifies rho
+    assert report.learner == "anytime" and report.certified is True
+    assert report.params["replicability_bound"] <= 0.1
+
+
+def test_anytime_refuses_what_has_no_guarantee_or_fixes_its_horizon():
+    with pytest.raises(replify.errors.InvalidArgumentError, match=r"anytime\('ProjectedGradient'\) needs a replicable "
+                                                                  r"learner.*Pass wrap=True"):
+        replify.anytime(FULL["class"], rho=0.1, n=N, seed=0)
+    with pytest.raises(replify.errors.InvalidArgumentError, match=r"got a callable seed -> learner, which fixes its own"):
+        replify.anytime(FULL["seed-callable"], rho=0.1, n=N, seed=0, wrap=True)
