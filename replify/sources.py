@@ -150,7 +150,22 @@ def _import_file(where: str, *, argument: str, text: str) -> Any:
             raise
         return module
 
-    return _exec(load, unique, argument=argument, text=text, path=path)
+    module = _exec(load, unique, argument=argument, text=text, path=path)
+    _pickle_by_value(module)
+    return module
+
+
+def _pickle_by_value(module: Any) -> None:
+    """A module loaded under a name of its own cannot be imported by worker processes: ask the
+    pickler joblib and Dask use (cloudpickle, an optional dependency) to ship its objects by value."""
+    for name in ("joblib.externals.cloudpickle", "cloudpickle"):
+        try:
+            pickler = importlib.import_module(name)
+        except ImportError:
+            continue
+        register = getattr(pickler, "register_pickle_by_value", None)
+        if callable(register):
+            register(module)
 
 
 def _exec(load: Callable[[str], Any], name: str, *, argument: str, text: str, path: Path) -> Any:

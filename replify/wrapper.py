@@ -235,8 +235,10 @@ class ReplicableFactory:
     def __reduce__(self) -> Any:
         # A decorated class is reached by its module and name (the name now holds this factory, not
         # the class): pickle it as that global, the way a class is pickled; any other factory by value.
-        module = sys.modules.get(getattr(self, "__module__", ""), None)
-        found: Any = module
+        # A script's __main__ is not the workers' __main__: there the class inside goes by value
+        # (cloudpickle, which joblib and Dask use, does that for __main__'s classes).
+        name = getattr(self, "__module__", "")
+        found: Any = sys.modules.get(name, None) if name != "__main__" else None
         for part in str(getattr(self, "__qualname__", "")).split("."):
             found = getattr(found, part, None)
         if found is self:

@@ -68,9 +68,15 @@ def test_a_file_that_fails_to_import_is_reported_with_its_own_error(tmp_path):
 
 def test_a_file_named_like_another_module_is_still_loaded(tmp_path):
     other = tmp_path / "json.py"  # the standard library's json is already imported
-    other.write_text("from own_learners import Minimal as Mine\n")
-    report = replify.evaluate(f"{other}:Mine", "iid-bernoulli", n=N, horizon=T, pairs=2, seed=0)
+    other.write_text("import numpy as np\n\n\nclass Mine:\n    def __init__(self, *, n, horizon, rng):\n"
+                     "        self.n, self.rng, self.total = n, rng, np.zeros(n)\n\n    def act(self):\n"
+                     "        return int(np.argmin(self.total - self.rng.random(self.n)))\n\n"
+                     "    def update(self, cost):\n        self.total += cost\n")
+    report = replify.evaluate(f"{other}:Mine", "iid-bernoulli", n=N, horizon=T, pairs=4, seed=0)
     assert report.learner == "Mine"
+    # loaded under a name of its own, which worker processes cannot import: its objects go by value
+    parallel = replify.evaluate(f"{other}:Mine", "iid-bernoulli", n=N, horizon=T, pairs=4, seed=0, n_jobs=2)
+    assert np.array_equal(parallel.regret, report.regret) and np.array_equal(parallel.identical, report.identical)
 
 
 def test_a_wrapped_class_refuses_sizes_and_rho_other_than_its_own():
@@ -156,3 +162,41 @@ def test_an_adversary_factory_is_checked_like_a_registered_one():
     with pytest.raises(InvalidArgumentError, match=r"adversary_params applies only when the adversary is a registered "
                                                    r"name or a factory; 'Coins' is a distribution sequence already built"):
         replify.evaluate("hedge", seq, n=N, horizon=T, pairs=2, seed=0, adversary_params={"first": 0.1})
+
+
+SCRIPT = '''
+import numpy as np, pickle, warnings, replify
+
+class Leader:
+    def __init__(self, *, n, horizon, rng):
+        self.n, self.rng, self.total = n, rng, np.zeros(n)
+    def act(self):
+        return int(np.argmin(self.total - self.rng.random(self.n)))
+    def update(self, cost):
+        self.total += cost
+
+@replify.wrap(horizon=2000, rho=0.2, block_size=500)
+class Wrapped(Leader):
+    pass
+
+if __name__ == "__main__":
+    warnings.simplefilter("ignore")
+    one = replify.evaluate(Wrapped, "iid-bernoulli", n=3, horizon=2000, pairs=4, seed=0)
+    two = replify.evaluate(Wrapped, "iid-bernoulli", n=3, horizon=2000, pairs=4, seed=0, n_jobs=2)
+    assert np.array_equal(one.regret, two.regret) and np.array_equal(one.identical, two.identical)
+    again = pickle.loads(pickle.dumps(one))
+    assert np.array_equal(again.regret, one.regret)
+    print("ok")
+'''
+
+
+def test_a_class_decorated_in_a_script_runs_in_worker_processes(tmp_path):
+    # A script's __main__ is not the workers': the decorated class must reach them (by value), and
+    # its report pickles (without what replay needs, which plain pickle cannot take from __main__).
+    import subprocess
+    import sys
+
+    script = tmp_path / "script.py"
+    script.write_text(SCRIPT)
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
