@@ -279,8 +279,47 @@ def check_learner(obj: Any, *, source: str) -> Any:
             f"{source} must return a learner with callable act() and update(cost); "
             f"got {type(obj).__name__} without {' and '.join(missing)}()"
         )
-    check_feedback(obj)
+    if check_feedback(obj) == "bandit" and not _takes_two(type(obj), getattr(obj, "update")):
+        raise LearnerProtocolError(
+            f"{source} returned a {type(obj).__name__} that declares feedback='bandit', so it is updated as "
+            f"update(action, cost) — the arm it played and that arm's cost; its update takes "
+            f"{_parameters(getattr(obj, 'update'))}"
+        )
     return obj
+
+
+@functools.lru_cache(maxsize=256)
+def _takes_two_cached(cls: type, name: str) -> bool:
+    return _takes_two_uncached(getattr(cls, name))
+
+
+def _takes_two(cls: type, method: Any) -> bool:
+    """Whether ``method`` (a bound ``update``) can be called with two positional arguments."""
+    if getattr(cls, "update", None) is getattr(method, "__func__", None):
+        try:
+            return _takes_two_cached(cls, "update")
+        except TypeError:  # an unhashable class: not cached
+            pass
+    return _takes_two_uncached(method)
+
+
+def _takes_two_uncached(method: Any) -> bool:
+    try:
+        sig = inspect.signature(method)
+    except (TypeError, ValueError):  # no signature to read: let the call decide
+        return True
+    try:
+        sig.bind(None, None) if not inspect.isfunction(method) else sig.bind(None, None, None)
+    except TypeError:
+        return False
+    return True
+
+
+def _parameters(method: Any) -> str:
+    try:
+        return f"({', '.join(p for p in inspect.signature(method).parameters)})"
+    except (TypeError, ValueError):
+        return "(unknown)"
 
 
 def check_factory(factory: Any, *, name: str) -> Any:

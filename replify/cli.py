@@ -28,7 +28,7 @@ from replify.errors import OutputPathError, ReplifyError, ReplifyWarning
 from replify.experiments.lower_bounds import DEMOS
 from replify.experiments.sweeps import check_results_file
 from replify.files import atomic_write, resolve
-from replify.plots import PLOT_SUFFIXES, rho_interval_label
+from replify.plots import PLOT_SUFFIXES, require_matplotlib, rho_interval_label
 from replify.plots import plot_agreement, plot_frontier, plot_sweep
 from replify.sources import adversary_arg, is_reference, learner_arg
 
@@ -115,6 +115,7 @@ def _check_outputs(args: argparse.Namespace, plot: Any = None, output: Any = Non
     for value in (getattr(args, "plot", None), plot):
         if value:
             check_output_path(value, what=plot_option, suffixes=PLOT_SUFFIXES)
+            require_matplotlib(plot_option)
             named.append((plot_option, value))
             break  # --plot given on the command line replaces the config's plot
     if output:
@@ -185,13 +186,13 @@ def _report_table(report: Any) -> str:
     if report.learning_gain is not None:
         glo, ghi = report.learning_gain_ci
         lines.append(f"  gain over constant {report.learning_gain:.2f}   95% CI [{glo:.2f}, {ghi:.2f}]   (measured on the same "
-                     "draws; <= 0: it has not learned)")
+                     "draws, against constant's expected regret over the expert it draws; <= 0: it has not learned)")
     if report.max_step_disagreement is not None:
         mlo, mhi = report.max_step_disagreement_ci
         lines.append(f"  max step disagreement {report.max_step_disagreement:.4f}   95% CI [{mlo:.4f}, {mhi:.4f}]   "
                      "(measured, simultaneous)")
     if report.first_divergence_median is not None:
-        lines.append(f"  first divergence median step {report.first_divergence_median:.0f}")
+        lines.append(f"  first divergence median step {report.first_divergence_median:.0f} (measured, over the pairs that part)")
     if report.params:
         p = report.params
         if report.certified is False:  # the theorem does not apply to these parameters: do not cite it as if it did
@@ -253,7 +254,8 @@ def cmd_run(args: argparse.Namespace) -> int:
             rlo, rhi = r.regret_ci
             lo, hi = r.rho_ci
             print(f"  reference {ref:<9} rho_hat {r.rho_hat:.4f} [{lo:.4f}, {hi:.4f}]   regret {r.regret_mean:.2f} "
-                  f"[{rlo:.2f}, {rhi:.2f}]   (measured, same seeds)")
+                  f"[{rlo:.2f}, {rhi:.2f}]   (measured, same seeds" + ("; one expert drawn per pair)" if ref == "constant"
+                                                                       else ")"))
     if args.json:
         atomic_write(args.json, json.dumps(report.to_dict(per_pair=True), indent=2, sort_keys=True) + "\n", what="--json")
     if args.plot:
@@ -329,6 +331,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         else config["learners"]
     config["adversaries"] = [_beside(path, item) for item in config["adversaries"]] \
         if isinstance(config["adversaries"], list) else config["adversaries"]
+    if isinstance(config.get("adversary_params"), dict):  # keyed by the references as written
+        config["adversary_params"] = {_beside(path, key): value for key, value in config["adversary_params"].items()}
     out = args.output or config.get("output") or str(path.with_suffix(".jsonl"))
     _check_outputs(args, plot=config.get("plot"), output=out, config=path,
                    output_option=("--output" if args.output else "the config's output" if config.get("output")
@@ -340,11 +344,14 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         adversary_params=config.get("adversary_params"), pairs=config["pairs"], seed=config["seed"], path=out,
         progress=_bar(args), n_jobs=config.get("n_jobs", 1), fast_path=config.get("fast_path"),
     )
-    for rec in result.records():
+    records = result.records()
+    width = max([12] + [len(str(rec["learner"])) for rec in records])
+    adversary_width = max([16] + [len(str(rec["adversary"])) for rec in records])
+    for rec in records:
         print(
-            f"{rec['learner']:<12} {rec['adversary']:<16} T={rec['horizon']:<9} n={rec['n']:<4} rho={rec['rho']} "
-            f"B={rec['block_size']} rho_hat={rec['rho_hat']:.3f} [{rec['rho_ci_low']:.3f}, {rec['rho_ci_high']:.3f}] "
-            f"regret={rec['regret_mean']:.1f}"
+            f"{rec['learner']:<{width}} {rec['adversary']:<{adversary_width}} T={rec['horizon']:<9} n={rec['n']:<4} "
+            f"rho={rec['rho']} B={rec['block_size']} rho_hat={rec['rho_hat']:.3f} [{rec['rho_ci_low']:.3f}, "
+            f"{rec['rho_ci_high']:.3f}] regret={rec['regret_mean']:.1f} (measured; certified={rec['certified']})"
         )
     print(f"results: {out} ({result.reused} rows reused from the file, {len(result.rows) - result.reused} computed"
           + (f"; {result.stale} rows for other settings kept but not reused" if result.stale else "")
@@ -450,7 +457,8 @@ def parser() -> argparse.ArgumentParser:
                      help="an adversary parameter (repeatable; JSON values: --adversary-param 'means=[0.4,0.6]')")
     run.add_argument("--decide", type=float, default=None, metavar="RHO",
                      help="sequential test: stop as soon as rho is decided below or above RHO (--pairs is the budget)")
-    run.add_argument("--n-jobs", dest="n_jobs", type=int, default=1, help="local worker processes (joblib)")
+    run.add_argument("--n-jobs", dest="n_jobs", type=int, default=1,
+                     help="local worker processes (joblib: pip install 'replify[parallel]'); results do not depend on it")
     run.add_argument("--no-fast-path", action="store_true", help="draw per-step costs even when block sums would do")
     run.add_argument("--json", metavar="PATH", help="write the full report as JSON")
     run.add_argument("--plot", metavar="PATH", help="save the agreement-over-time plot (.png, .svg or .pdf)")

@@ -7,6 +7,7 @@ and returns the figure. Every number drawn is measured, with its interval (docs/
 
 from __future__ import annotations
 
+import importlib.util
 import itertools
 import re
 from pathlib import Path
@@ -18,6 +19,13 @@ from replify.checks import check_output_path
 from replify.errors import InvalidArgumentError
 from replify.evaluation.report import Report
 from replify.files import atomic_writer
+
+
+def require_matplotlib(what: str) -> None:
+    """Refuse ``what`` (an option asking for a figure) before any work when matplotlib is missing:
+    a long run must not end in that refusal."""
+    if importlib.util.find_spec("matplotlib") is None:
+        raise InvalidArgumentError(f"{what} needs matplotlib, which is not installed: pip install 'replify[plot]'")
 
 
 def pyplot() -> Any:

@@ -5,8 +5,9 @@
   target, and fails with ρ̂, the interval and the pairs run otherwise.
 * :func:`check_learner`, :func:`check_adversary`, :func:`parametrize_with_checks` — the
   deterministic conformance checks a plugin author runs in CI, as scikit-learn's
-  ``check_estimator``/``parametrize_with_checks`` do: stepping equals ``run`` bit for bit, the
-  caller's arrays are untouched, consecutive chunks equal one ``sample``, ``sample_sums`` has the
+  ``check_estimator``/``parametrize_with_checks`` do: every action is valid, ``rng`` is the
+  learner's only source of randomness (two learners seeded alike play alike), stepping equals
+  ``run`` bit for bit, the caller's arrays are untouched, consecutive chunks equal one ``sample``, ``sample_sums`` has the
   law of the summed steps, and a learner with the engine's segment protocol plays by segments
   what it plays by steps. A check demands only what the protocol demands (docs/wrapper.md):
   refusing an update past the horizon and a cost outside the declared domain are properties a
@@ -27,8 +28,9 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 
 import numpy as np
 
-from replify.checks import check_feedback, check_int, check_probability, check_rho
-from replify.errors import ArgumentTypeError, InvalidArgumentError, ReplifyWarning
+from replify.checks import check_action, check_feedback, check_int, check_probability, check_rho
+from replify.checks import check_learner as check_protocol
+from replify.errors import ActionError, ArgumentTypeError, InvalidArgumentError, ReplifyWarning
 from replify.evaluation.evaluate import evaluate
 from replify.components.bandits import is_bandit
 from replify.plugins.registry import registry
@@ -107,7 +109,10 @@ def _build(spec: Any, seed: int) -> tuple[Any, int, int]:
     n, horizon, params = _sizes(spec)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ReplifyWarning)
-        return spec.factory(n=n, horizon=horizon, rng=np.random.default_rng(seed), **params), n, horizon
+        learner = spec.factory(n=n, horizon=horizon, rng=np.random.default_rng(seed), **params)
+    if isinstance(spec, LearnerSpec):  # a learner, not an adversary: the protocol, with errors that say what is missing
+        check_protocol(learner, source=f"{spec.name}'s factory")
+    return learner, n, horizon
 
 
 def _step(learner: Any, cost: np.ndarray) -> Any:
@@ -270,9 +275,54 @@ def check_bandit_batches_equal_stepping(spec: Any) -> None:
     assert played == stepped, f"{spec.name}: playing by batches differs from stepping"
 
 
+def check_actions_valid(spec: Any) -> None:
+    """Every ``act()`` over a run is a valid action: an expert index in [0, n) (an OLO learner: a
+    finite vector of shape (n,); a learner playing mixed strategies, ``mixed = True``: a
+    probability vector over the experts) — what the engine would refuse mid-evaluation."""
+    spec = _spec(spec, "learner")
+    learner, n, horizon = _build(spec, 18)
+    check_protocol(learner, source=f"{spec.name}'s factory")
+    mixed = bool(getattr(learner, "mixed", False))
+    for t, c in enumerate(_costs(spec, n, horizon, 19)):
+        action = learner.act()
+        try:
+            if mixed:
+                p = check_action(action, n=n, problem="olo", step=t + 1, source=f"{spec.name}: act()")
+                if np.any(p < 0) or not np.isclose(p.sum(), 1.0):
+                    raise AssertionError(f"{spec.name}: act() returned {p.tolist()} at step {t + 1}, a mixed strategy "
+                                         "that is not a probability vector")
+            else:
+                check_action(action, n=n, problem=getattr(learner, "problem", spec.problem), step=t + 1,
+                             source=f"{spec.name}: act()")
+        except ActionError as exc:
+            raise AssertionError(str(exc)) from None
+        if is_bandit(learner):
+            arm = int(action) if not mixed else int(np.argmax(action))
+            learner.update(arm, float(c[arm]))
+        else:
+            learner.update(c)
+
+
+def check_rng_only(spec: Any) -> None:
+    """``rng`` is the learner's only source of randomness: two learners built from generators seeded
+    alike and fed the same costs play the same actions (a learner drawing from numpy's global
+    state, or from the clock, does not) — the paired runs of an evaluation rely on it."""
+    spec = _spec(spec, "learner")
+    costs = None
+    plays = []
+    np.random.seed(None)  # whatever the global state holds, a learner that uses it plays differently twice
+    for _ in range(2):
+        learner, n, horizon = _build(spec, 20)
+        costs = _costs(spec, n, horizon, 21) if costs is None else costs
+        plays.append(np.asarray([_step(learner, c) for c in costs]))
+    assert np.array_equal(plays[0], plays[1]), (
+        f"{spec.name}: two learners built from generators seeded alike played differently on the same costs; "
+        "rng must be its only source of randomness (not numpy's global state, not the clock)")
+
+
 LEARNER_CHECKS: tuple[Callable[[Any], None], ...] = (
-    check_run_equals_stepping, check_horizon, check_inputs_untouched, check_domain_enforced,
-    check_segments_equal_stepping, check_bandit_batches_equal_stepping,
+    check_actions_valid, check_rng_only, check_run_equals_stepping, check_horizon, check_inputs_untouched,
+    check_domain_enforced, check_segments_equal_stepping, check_bandit_batches_equal_stepping,
 )
 ADVERSARY_CHECKS: tuple[Callable[[Any], None], ...] = (check_sample, check_chunks_equal_sample, check_sums_law)
 
@@ -328,7 +378,8 @@ def learner_spec(
     factory = _SizedFactory(arg, params)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ReplifyWarning)
-        probe = factory(n=n, horizon=horizon, rng=np.random.default_rng(0))
+        probe = check_protocol(factory(n=n, horizon=horizon, rng=np.random.default_rng(0)),
+                               source=f"learner {arg.label!r}")
     domain = getattr(probe, "domain", None)
     low, high = (domain.low, domain.high) if domain is not None else (0.0, 1.0)
     declared = getattr(getattr(arg.obj, "__wrapped__", arg.obj), "enforces", ())

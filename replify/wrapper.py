@@ -27,6 +27,7 @@ from replify.plugins.factory import check_accepts
 from replify.plugins.registry import registry
 from replify.plugins.specs import LearnerSpec
 from replify.randomness import Seed, Streams, seed_sequence
+from replify.references import is_reference, load_reference
 
 
 class ReplicableLearner(BlockLearner):
@@ -218,7 +219,9 @@ def internal_regret_bound(
         return float(own), None
     if spec.parameters is not None:
         return None, f"internal learner {spec.name!r} states no regret bound for its parameters"
-    return spec.regret_bound_for(horizon=blocks, n=n, params=learner_params)
+    bound, note = spec.regret_bound_for(horizon=blocks, n=n, params=learner_params)
+    # the wrapped learner's note: it is the internal learner that registers no bound
+    return bound, None if note is None else note.replace("the learner registers", "the internal learner registers")
 
 
 class ReplicableFactory:
@@ -228,8 +231,20 @@ class ReplicableFactory:
     def __init__(self, learner: Any, options: dict[str, Any]) -> None:
         functools.update_wrapper(self, learner, updated=())
         self.options = options
+        # a bandit learner is refused where it is decorated, as the function form refuses it at once
+        if not isinstance(learner, (str, LearnerSpec)):
+            refuse_bandit(resolve_spec(learner, norm=options.get("norm"), problem=options.get("problem")),
+                          declared_feedback(learner, "full"))
 
     def __call__(self, **kwargs: Any) -> ReplicableLearner:
+        fixed = sorted(k for k, v in kwargs.items() if k in self.options and not _same(self.options[k], v))
+        if fixed:
+            raise InvalidArgumentError(
+                f"{', '.join(fixed)} {'was' if len(fixed) == 1 else 'were'} fixed when {self.__qualname__!r} was wrapped "
+                f"({', '.join(f'{k}={self.options[k]!r}' for k in fixed)}); got "
+                f"{', '.join(f'{k}={kwargs[k]!r}' for k in fixed)}: leave {'it' if len(fixed) == 1 else 'them'} out, "
+                "or wrap the class without"
+            )
         return wrap(self.__wrapped__, **{**self.options, **kwargs})
 
     def __reduce__(self) -> Any:
@@ -250,9 +265,18 @@ class ReplicableFactory:
         return f"<replicable {getattr(self.__wrapped__, '__qualname__', self.__wrapped__)!r} ({opts})>"
 
 
+def _same(a: Any, b: Any) -> bool:
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):  # arrays and the like: the same object only
+        return a is b
+
+
 def resolve_spec(learner: Any, *, norm: str | None, problem: str | None) -> LearnerSpec:
     """The spec the framework wraps: a registered one (by name or as a spec), or one made for a
     plain factory, which receives the normalised vectors as they are (entries in [-1, 1])."""
+    if isinstance(learner, str) and learner not in registry().learners() and is_reference(learner):
+        learner = load_reference(learner, argument="learner")  # "file.py:Name" / "module:Name": the object it names
     if isinstance(learner, (LearnerSpec, str)):
         spec = learner if isinstance(learner, LearnerSpec) else registry().learner(learner)
         if problem is not None and problem != spec.problem:

@@ -121,11 +121,13 @@ class Report:
         # A report pickles whatever built it: what replay needs (the user's learner callable, the
         # adversary) goes along when it pickles, and is otherwise replaced by the reason it cannot,
         # which replay() then gives. The measured data always survive.
+        # It goes along as bytes, unpickled only when replay() needs it: a report unpickles anywhere,
+        # also where the user's learner module cannot be imported (replay then says why it cannot).
         fields = {a.name: getattr(self, a.name) for a in attrs.fields(type(self))}
         source = fields["replay_source"]
-        if source is not None and not isinstance(source, str):
+        if source is not None and not isinstance(source, (str, _Pickled)):
             try:
-                pickle.dumps(source)
+                fields["replay_source"] = _Pickled(pickle.dumps(source))
             except Exception as exc:  # noqa: BLE001 - any failure to pickle means the same here
                 fields["replay_source"] = (f"it was pickled, and its learner or adversary could not be "
                                            f"({type(exc).__name__}: {exc}); replay it where it was made")
@@ -221,7 +223,16 @@ class Report:
         k = check_int("k", k, minimum=0)
         if k >= self.pairs:
             raise InvalidArgumentError(f"k must be a pair of this report, in [0, {self.pairs}); got {k}")
-        build, seq, root, action_set = self.replay_source
+        source = self.replay_source
+        if isinstance(source, _Pickled):
+            try:
+                source = pickle.loads(source.data)
+            except Exception as exc:  # noqa: BLE001 - the learner's module is not importable here, say
+                raise InvalidArgumentError(
+                    f"this report cannot replay here: its learner or adversary could not be unpickled "
+                    f"({type(exc).__name__}: {exc}); replay it where their module can be imported"
+                ) from None
+        build, seq, root, action_set = source
         costs, actions, regrets = [], [], []
         for side in (0, 1):
             learner = build(child(root, INTERNAL, k))
@@ -433,6 +444,13 @@ class Report:
         report = cls(**report_fields(data))
         check_summaries(report, data)
         return report
+
+
+@attrs.frozen
+class _Pickled:
+    """What replay needs, pickled, kept as bytes until it is needed."""
+
+    data: bytes
 
 
 def _rebuild(cls: type, fields: dict[str, Any]) -> Any:

@@ -78,13 +78,18 @@ class Calibration:
     #: every candidate tried and refused, in the order tried: its knobs and the test that refused
     #: it (the screen on two-way ties, or the first sequential test not decided "below")
     refused: tuple[tuple[dict[str, Any], AdversaryCheck], ...] = ()
+    #: whether the calibrated learner's own parameters also certify rho (the proof's bound; a
+    #: wrapped class of yours may be certified as it is)
+    certified: bool = False
     #: the learner calibrated, when it is a user's factory rather than a registered name
     factory: Any = attrs.field(default=None, repr=False)
 
     @property
     def label(self) -> str:
+        also = ("; its parameters are also certified for this rho (the proof's bound)" if self.certified
+                else ", not certified")
         return (f"calibrated on {len(self.checks)} adversaries (measured: the sequential test at alpha={self.alpha:g} "
-                f"decided rho below {self.rho:g} on each), not certified")
+                f"decided rho below {self.rho:g} on each){also}")
 
     def _rho(self) -> dict[str, Any]:
         """``{"rho": ρ}`` for a registered learner that takes ρ (a theorem's or a claimed guarantee)."""
@@ -181,7 +186,7 @@ class Calibration:
                 "reference": self.reference, "regret": self.regret, "certified_knobs": self.certified_knobs,
                 "regret_ci": self.regret_ci,
                 "certified_regret": self.certified_regret, "constant_regret": self.constant_regret,
-                "candidates_tried": self.candidates_tried,
+                "candidates_tried": self.candidates_tried, "certified": self.certified,
                 "refused": [{"knobs": k, "by": c.to_dict()} for k, c in self.refused]})
 
 
@@ -359,12 +364,23 @@ def calibrate(
                                    certified_regret=None if cert is None else float(cert.regret_mean),
                                    factory=name if user else None,
                                    constant_regret=float(constant), candidates_tried=tried,
+                                   certified=final.certified is True,
                                    grid=tuple((dict(k), float(m), float(r)) for (k, m), r in zip(points, regrets)),
                                    refused=tuple(refused))
+        decided = [c for _, c in refused if c.decision in ("above", "screened out")]
+        if tried and len(decided) == tried:  # every candidate tried was shown above rho: more pairs will not help
+            worst = ", ".join(f"{c.adversary} ({c.decision}, rho_hat {c.rho_hat:.3f} over {c.pairs} pairs)"
+                              for c in decided[:3])
+            advice = (f"every candidate tried was decided above rho (or screened out on two-way ties), so more pairs "
+                      f"will not help: {worst}{', ...' if len(decided) > 3 else ''}")
+        else:
+            undecided = [f"{c.adversary} ({c.decision} after {c.pairs} pairs)" for _, c in refused
+                         if c.decision not in ("above", "screened out")]
+            advice = ("raise budget or test_pairs" + (f" (undecided: {', '.join(undecided[:3])})" if undecided else ""))
         raise InvalidArgumentError(
             f"calibrate({label!r}) found no candidate that the sequential test decided below rho={rho} on every adversary "
-            f"within budget={budget} pairs ({tried} tried); raise budget or test_pairs"
-            + ("" if certified is None else f", or use the certified parameters {certified}")
+            f"within budget={budget} pairs ({tried} tried); {advice}"
+            + ("" if certified is None else f"; or use the certified parameters {certified}")
         )
     finally:
         if bar is not None:

@@ -211,6 +211,8 @@ def stress(
     found = [Candidate(family=pool[i][0], params=pool[i][1], failures=t[0], pairs=t[1]) for i, t in tallies.items()]
     measured = [found[i] for i in alive] or found
     worst = max(measured, key=lambda c: (c.rho_hat, c.pairs))
+    if rho is None and arg.kind == "replicable":  # the rho a wrapped class fixed is the rho it was stressed at
+        rho = arg.obj.options.get("rho")
     return StressResult(learner=label, n=n, horizon=horizon, rho=rho, budget=budget, pairs_used=used, worst=worst,
                         candidates=tuple(found))
 

@@ -33,7 +33,7 @@ except ImportError:  # pragma: no cover - not POSIX: no advisory locks to take
 
 from replify._version import __version__
 from replify.checks import check_int, check_output_path, public
-from replify.errors import InvalidArgumentError, ReplifyWarning, ResultsFileWarning, warn
+from replify.errors import ArgumentTypeError, InvalidArgumentError, ReplifyWarning, ResultsFileWarning, warn
 from replify.evaluation.evaluate import evaluate
 from replify.plugins.factory import accepts
 from replify.sources import LearnerArg, adversary_arg, label_of, learner_arg, merged_params
@@ -200,7 +200,12 @@ def check_adversary_params(adversaries: Sequence[str], adversary_params: Mapping
     runs: a key that is not one of the sweep's adversaries (a typo, or parameters given flat as to
     :func:`evaluate`) would be ignored and its adversary run with its defaults, and a parameter the
     adversary does not take would stop the sweep only when its first row runs."""
-    for name in adversaries:
+    for i, name in enumerate(adversaries):
+        if not isinstance(name, str):  # a row names its adversary in the results file: a name or a reference
+            raise ArgumentTypeError(
+                f"adversaries must hold registered names or 'module:Name' / 'file.py:Name' references (each row of a "
+                f"results file names its adversary); got {name!r} ({type(name).__name__}) at position {i}"
+            )
         adversary_arg(name, argument="adversaries")  # unknown names fail here, before any row runs
     for key, params in (adversary_params or {}).items():
         if key not in adversaries:

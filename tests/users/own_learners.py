@@ -134,3 +134,31 @@ def bandit_kinds():
         "seed-callable": greedy_from_seed,
         "file-reference": f"{here}:EpsilonGreedy",
     }
+
+
+class OutOfRange(Minimal):
+    """Plays an expert index past n."""
+
+    def act(self):
+        return self.n + 3
+
+
+class GlobalRandom(Minimal):
+    """Draws from numpy's global state instead of its rng."""
+
+    def act(self):
+        return int(np.random.randint(self.n))
+
+
+class NoUpdate:
+    def __init__(self, *, n, horizon, rng):
+        self.n = n
+
+    def act(self):
+        return 0
+
+
+class BanditOneArgument(Minimal):
+    """Declares bandit feedback but takes update(cost)."""
+
+    feedback = "bandit"

@@ -82,7 +82,7 @@ def test_a_file_named_like_another_module_is_still_loaded(tmp_path):
 def test_a_wrapped_class_refuses_sizes_and_rho_other_than_its_own():
     wrapped = own_learners.WrappedGradient
     with pytest.raises(InvalidArgumentError, match=rf"horizon must match the horizon={T} that 'WrappedGradient' was "
-                                                   rf"wrapped with .*; got horizon={T + 1}"):
+                                                   rf"wrapped with; got horizon={T + 1}"):
         replify.evaluate(wrapped, "iid-bernoulli", n=N, horizon=T + 1, pairs=2, seed=0)
     with pytest.raises(InvalidArgumentError, match=r"rho must match the rho=0.2 that 'WrappedGradient' was wrapped with; "
                                                    r"got rho=0.3"):
@@ -200,3 +200,48 @@ def test_a_class_decorated_in_a_script_runs_in_worker_processes(tmp_path):
     script.write_text(SCRIPT)
     out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
+
+
+@pytest.mark.parametrize("learner, message", [
+    (own_learners.OutOfRange, r"OutOfRange: act\(\) returned action 6 at step 1; expected an integer expert index in \[0, 3\)"),
+    (own_learners.GlobalRandom, r"GlobalRandom: two learners built from generators seeded alike played differently"),
+])
+def test_the_checks_catch_what_evaluate_would_refuse_or_cannot_see(learner, message):
+    with pytest.raises(AssertionError, match=message):
+        replify.testing.check_learner(learner)
+
+
+@pytest.mark.parametrize("learner, message", [
+    (own_learners.NoUpdate, r"must return a learner with callable act\(\) and update\(cost\); got NoUpdate without update"),
+    (own_learners.BanditOneArgument, r"declares feedback='bandit', so it is updated as update\(action, cost\) — the arm "
+                                     r"it played and that arm's cost; its update takes \(cost\)"),
+])
+def test_a_learner_off_the_protocol_is_refused_by_name(learner, message):
+    with pytest.raises(LearnerProtocolError, match=message):
+        replify.testing.check_learner(learner)
+    with pytest.raises(LearnerProtocolError, match=message):
+        replify.evaluate(learner, "iid-bernoulli", n=N, horizon=T, pairs=2, seed=0)
+
+
+def test_a_sweep_refuses_an_adversary_it_cannot_name_in_its_rows():
+    with pytest.raises(ArgumentTypeError, match=r"adversaries must hold registered names or 'module:Name' / 'file.py:Name' "
+                                                r"references .*; got <class 'own_learners.Coins'> \(type\) at position 1"):
+        replify.sweep(learners=["hedge"], adversaries=["iid-bernoulli", own_learners.Coins], horizons=[T], ns=[N],
+                      pairs=2, seed=0)
+
+
+def test_a_decorated_class_keeps_what_it_fixed_and_refuses_bandit_learners_where_decorated():
+    with pytest.raises(InvalidArgumentError, match=r"rho was fixed when 'WrappedGradient' was wrapped \(rho=0.2\); got "
+                                                   r"rho=0.3"):
+        own_learners.WrappedGradient(n=N, seed=1, rho=0.3)
+    assert own_learners.WrappedGradient(n=N, seed=1, rho=0.2).params.rho == 0.2  # the same value is no conflict
+    with pytest.raises(LearnerProtocolError, match=r"replify.wrap needs a full-information learner"):
+        replify.wrap(horizon=T, rho=0.1)(own_learners.EpsilonGreedy)
+
+
+def test_wrap_takes_references_and_hints_at_a_missing_name():
+    learner = replify.wrap(f"{HERE}:ProjectedGradient", n=N, horizon=T, rho=0.2, seed=0, block_size=50,
+                           eps=own_learners.EPS)
+    assert learner.params.certified
+    with pytest.raises(UnknownNameError, match=r"did you mean '.*own_learners.py:Name', naming the class in that file"):
+        replify.evaluate(HERE, "iid-bernoulli", n=N, horizon=T, pairs=2, seed=0)

@@ -91,6 +91,8 @@ def test_stress_takes_every_kind(learner, adversary):
     result = quiet(lambda: replify.stress(learner, n=N, horizon=T, budget=16, seed=0, families=["ties"],
                                           label="mine", **({"rho": RHO} if learner in NEEDS_RHO else {})))
     assert result.learner == "mine" and result.pairs_used >= 2 and 0.0 <= result.worst.rho_hat <= 1.0
+    if learner is own_learners.WrappedGradient:  # stressed at the rho it was wrapped with
+        assert result.rho == RHO
 
 
 @pytest.mark.parametrize("learner, adversary", KINDS)
@@ -126,8 +128,11 @@ def test_calibrate_takes_a_users_learner(kind):
     if replicable(learner):
         cal = run()
         assert cal.learner == "mine" and cal.checks and all(c.decision == "below" for c in cal.checks)
-    else:
-        with pytest.raises(replify.errors.InvalidArgumentError, match=r"calibrate\('mine'\) found no candidate"):
+        # its own parameters certify rho as well, and the claim says so rather than "not certified"
+        assert cal.certified and "also certified" in cal.label and cal.to_dict()["certified"] is True
+    else:  # decided above rho, so the refusal does not ask for more pairs
+        with pytest.raises(replify.errors.InvalidArgumentError,
+                           match=r"calibrate\('mine'\) found no candidate .*more pairs will not help"):
             run()
 
 
@@ -212,3 +217,35 @@ def test_anytime_refuses_what_has_no_guarantee_or_fixes_its_horizon():
         replify.anytime(FULL["class"], rho=0.1, n=N, seed=0)
     with pytest.raises(replify.errors.InvalidArgumentError, match=r"got a callable seed -> learner, which fixes its own"):
         replify.anytime(FULL["seed-callable"], rho=0.1, n=N, seed=0, wrap=True)
+
+
+def test_a_pickled_report_loads_where_the_learner_cannot_be_imported(tmp_path):
+    import subprocess
+    import sys
+
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "far_away_learner.py").write_text(
+        "class Far:\n    def __init__(self, *, n, horizon, rng):\n        self.n, self.rng = n, rng\n"
+        "    def act(self):\n        return int(self.rng.integers(self.n))\n    def update(self, cost):\n        pass\n")
+    report = replify.evaluate(f"{folder / 'far_away_learner.py'}:Far", "iid-bernoulli", n=3, horizon=50, pairs=2, seed=0)
+    (tmp_path / "r.pkl").write_bytes(pickle.dumps(report))
+    code = ("import pickle, sys; r = pickle.load(open(sys.argv[1], 'rb')); print(r.learner, r.pairs)\n"
+            "try:\n    r.replay(0)\nexcept Exception as e:\n    print(type(e).__name__, e)")
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "r.pkl")], capture_output=True, text=True,
+                         cwd=tmp_path, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("Far 2\n")
+    assert "InvalidArgumentError this report cannot replay here: its learner or adversary could not be unpickled" \
+        in out.stdout
+
+
+def test_a_plot_without_matplotlib_is_refused_before_any_work(monkeypatch, capsys, tmp_path):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "matplotlib" else real(name, *a))
+    code = main(["run", "hedge", "-n", "3", "-T", "100", "--pairs", "2", "--quiet", "--plot", str(tmp_path / "a.png")])
+    out = capsys.readouterr()
+    assert code == 2 and out.out == ""  # nothing ran
+    assert "--plot needs matplotlib, which is not installed: pip install 'replify[plot]'" in out.err
