@@ -1,5 +1,10 @@
-"""Real cost matrices for audits on real data, from series shipped inside well-kept PyPI
-packages (an optional extra: ``pip install 'replify[data]'``; nothing is downloaded).
+"""Real cost matrices for audits on real data; nothing is downloaded. Three series ship with
+replify itself, in ``replify/data`` (copied from river and pmdarima under their BSD-3-Clause and
+MIT licences, and FiveThirtyEight's CC BY 4.0 for the polls; ``replify/data/LICENSES.md`` gives
+each file's origin, licence and notices): :func:`sp500`, :func:`polls` and :func:`electricity`.
+The NYSE series of :func:`nyse`, whose terms are unclear, is not shipped: it is read from the
+installed ``universal-portfolios`` package (``pip install 'replify[nyse]'``, a heavy install of its
+own). ``pip install 'replify[data]'`` installs scipy, which :func:`electricity`'s smoothing uses.
 
 Each loader returns a :class:`Dataset`: costs in [0, 1]^{T×n} (one column per expert), the
 experts' names, and where the numbers come from, under which licence, and how they were turned
@@ -17,10 +22,12 @@ ranking of the experts at each step is the data's own; none clips.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
-import importlib
 import importlib.util
+import io
 import math
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -54,8 +61,9 @@ class Dataset:
 
     def bootstrap(self, window: int = 50) -> dict[str, Any]:
         """``adversary_params`` for the ``local-bootstrap`` adversary around these costs: step t
-        draws a row uniformly from rows t − window … t + window."""
-        return {"costs": self.costs, "window": check_int("window", window, minimum=0)}
+        draws a row uniformly from rows t − window … t + window; ``name`` is the dataset's, which
+        figures show instead of "local-bootstrap"."""
+        return {"costs": self.costs, "window": check_int("window", window, minimum=0), "name": self.name}
 
     def __repr__(self) -> str:
         return f"Dataset({self.name!r}, T={self.horizon}, n={self.n}, experts={list(self.experts)!r})"
@@ -66,9 +74,19 @@ def _package_dir(package: str) -> Path:
     spec = importlib.util.find_spec(package)
     if spec is None or not spec.submodule_search_locations:
         raise MissingExtraError(
-            f"this dataset ships inside the {package!r} package, which is not installed: pip install 'replify[data]'"
+            f"this dataset ships inside the {package!r} package, which is not installed: pip install 'replify[nyse]'"
         )
     return Path(list(spec.submodule_search_locations)[0])
+
+
+# the data files shipped with replify (LICENSES.md there says where each comes from and under
+# which licence), installed with the package beside this module
+_DATA = Path(__file__).resolve().parent / "data"
+
+
+def _shipped(name: str) -> Path:
+    """The data file ``name`` shipped with replify in ``replify/data``."""
+    return _DATA / name
 
 
 def _unit(values: np.ndarray) -> np.ndarray:
@@ -82,15 +100,21 @@ def _unit(values: np.ndarray) -> np.ndarray:
     return out
 
 
-def _header(path: Path) -> list[str]:
+@contextlib.contextmanager
+def _text(path: Path) -> Iterator[io.TextIOBase]:
+    """``path`` opened as text, gunzipped if it ends in ``.gz``."""
     opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt") as fh:
+    with opener(path, "rt", encoding="utf-8") as fh:
+        yield fh
+
+
+def _header(path: Path) -> list[str]:
+    with _text(path) as fh:
         return fh.readline().strip().split(",")
 
 
 def _table(path: Path, columns: list[int]) -> np.ndarray:
-    opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt") as fh:
+    with _text(path) as fh:
         return np.loadtxt(fh, delimiter=",", skiprows=1, usecols=columns, ndmin=2)
 
 
@@ -98,10 +122,11 @@ def _table(path: Path, columns: list[int]) -> np.ndarray:
 def nyse(period: str = "o") -> Dataset:
     """The NYSE daily price relatives of Cover's universal-portfolio papers, as shipped in
     ``universal-portfolios``: ``period="o"`` the original set (36 stocks, 5 651 trading days,
-    1962–1984; Cover 1991, "Universal portfolios"), ``"n"`` its continuation (1985–2010).
-    Experts are the assets; the cost of asset j on day t is −log r_t(j) (r the price relative:
-    a loss of wealth costs more), mapped affinely onto [0, 1] by its minimum and maximum over the
-    whole matrix."""
+    1962–1984; Cover 1991, "Universal portfolios"), ``"n"`` its continuation (1985–2010). Read
+    from the installed package (``pip install 'replify[nyse]'``): its terms are unclear, so replify
+    does not ship it. Experts are the assets; the cost of asset j on day t is −log r_t(j) (r the
+    price relative: a loss of wealth costs more), mapped affinely onto [0, 1] by its minimum and
+    maximum over the whole matrix."""
     if period not in ("o", "n"):
         raise InvalidArgumentError(f"period must be 'o' (1962-1984) or 'n' (1985-2010), got {period!r}")
     path = _package_dir("universal") / "data" / f"nyse_{period}.csv"
@@ -111,8 +136,10 @@ def nyse(period: str = "o") -> Dataset:
         name=f"nyse-{period}", costs=_unit(-np.log(relatives)), experts=tuple(names),
         steps=tuple(str(t) for t in range(1, relatives.shape[0] + 1)),
         source=f"universal-portfolios (PyPI), universal/data/nyse_{period}.csv: NYSE daily price relatives (Cover 1991)",
-        licence="universal-portfolios is MIT-licensed; the price relatives are the research data set of Cover (1991) "
-        "and Borodin, El-Yaniv & Gogan (2004), distributed with it",
+        licence="not shipped with replify: read from the installed universal-portfolios, which is under the Feedback "
+        "MIT License (FMIT: the MIT terms plus 'Person obtaining a copy must return feedback to the authors'); "
+        "the price relatives are the research data set of Cover (1991) and Borodin, El-Yaniv & Gogan (2004), "
+        "distributed with it without a licence of their own",
         normalisation="cost = (-log r - m) / (M - m), m and M the minimum and maximum of -log r over the matrix",
     )
 
@@ -120,19 +147,23 @@ def nyse(period: str = "o") -> Dataset:
 @public
 def sp500() -> Dataset:
     """Daily returns of ten S&P 500 stocks (AAPL, AMZN, IBM, INTC, JNJ, JPM, KO, MSFT, WMT, XOM;
-    1 257 trading days from 2013-02-11), as shipped in ``river`` (``river/datasets/sp500.csv.gz``).
+    1 257 trading days from 2013-02-11), shipped with replify (``replify/data/sp500.csv.gz``, a copy
+    of ``river/datasets/sp500.csv.gz`` from river 0.26.1).
     Experts are the stocks; the cost of stock j on day t is its negated return in percent, mapped
     affinely onto [0, 1] by the minimum and maximum over the matrix."""
-    path = _package_dir("river") / "datasets" / "sp500.csv.gz"
+    path = _shipped("sp500.csv.gz")
     names = _header(path)
     stocks = [i for i, name in enumerate(names) if name not in ("date", "next_day_return")]
     returns = _table(path, stocks)
-    with gzip.open(path, "rt") as fh:
+    with _text(path) as fh:
         dates = tuple(line.split(",", 1)[0] for line in fh.read().splitlines()[1:])
     return Dataset(
         name="sp500", costs=_unit(-returns), experts=tuple(names[i] for i in stocks), steps=dates,
-        source="river (PyPI), river/datasets/sp500.csv.gz: daily percent returns of ten S&P 500 stocks",
-        licence="river is BSD-3-Clause-licensed; the returns are market data distributed with it",
+        source="shipped with replify (replify/data/sp500.csv.gz), taken from river 0.26.1 (PyPI), "
+        "river/datasets/sp500.csv.gz: daily percent returns of ten S&P 500 stocks, computed by river from the "
+        "Kaggle data set 'S&P 500 stock data'",
+        licence="BSD-3-Clause, river's licence, under which replify redistributes the file (notice in "
+        "replify/data/LICENSES.md)",
         normalisation="cost = (-return - m) / (M - m), m and M the minimum and maximum of -return over the matrix",
     )
 
@@ -140,10 +171,11 @@ def sp500() -> Dataset:
 @public
 def polls() -> Dataset:
     """Donald Trump's approval rating as five pollsters measured it (Gallup, Ipsos, Morning
-    Consult, Rasmussen, YouGov; 1 001 days from 2017), against FiveThirtyEight's aggregate, as
-    shipped in ``river`` (``river.datasets.TrumpApproval``). Experts are the pollsters; the cost
+    Consult, Rasmussen, YouGov; 1 001 days from 2017), against FiveThirtyEight's aggregate, shipped
+    with replify (``replify/data/trump_approval.csv.gz``, a copy of the file of
+    ``river.datasets.TrumpApproval`` from river 0.26.1). Experts are the pollsters; the cost
     of pollster j on day t is |poll − aggregate|, divided by the largest such error in the data."""
-    path = _package_dir("river") / "datasets" / "trump_approval.csv.gz"
+    path = _shipped("trump_approval.csv.gz")
     names = _header(path)
     table = _table(path, list(range(len(names))))
     target = table[:, names.index("five_thirty_eight")]
@@ -154,8 +186,12 @@ def polls() -> Dataset:
     return Dataset(
         name="polls", costs=costs, experts=tuple(names[i] for i in pollsters),
         steps=tuple(str(int(d)) for d in table[:, names.index("ordinal_date")]),
-        source="river (PyPI), river/datasets/trump_approval.csv.gz: approval polls and FiveThirtyEight's aggregate",
-        licence="river is BSD-3-Clause-licensed; FiveThirtyEight publishes its polling data under CC BY 4.0",
+        source="shipped with replify (replify/data/trump_approval.csv.gz), taken from river 0.26.1 (PyPI), "
+        "river/datasets/trump_approval.csv.gz: FiveThirtyEight's Trump approval ratings "
+        "(https://projects.fivethirtyeight.com/trump-approval-ratings/), reshaped by river",
+        licence="the polling data: 'Trump approval ratings' by FiveThirtyEight, CC BY 4.0 "
+        "(https://creativecommons.org/licenses/by/4.0/); river's file: BSD-3-Clause (notices in "
+        "replify/data/LICENSES.md)",
         normalisation="cost = |poll - aggregate| / max over the matrix of that error",
     )
 
@@ -168,7 +204,12 @@ WEEK, DAY = 336, 48  # half-hours
 def smoothed(y: np.ndarray, alpha: float) -> np.ndarray:
     """Simple exponential smoothing ℓ_t = α y_t + (1 − α) ℓ_{t−1}, ℓ_0 = y_0 (a linear recursion,
     run by scipy's ``lfilter`` rather than a Python loop over the steps); 0 < α ≤ 1."""
-    from scipy.signal import lfilter
+    try:
+        from scipy.signal import lfilter
+    except ImportError:
+        raise MissingExtraError(
+            "exponential smoothing runs on scipy, which is not installed: pip install 'replify[data]'"
+        ) from None
 
     alpha = check_real("alpha", alpha)
     if not 0.0 < alpha <= 1.0:
@@ -182,19 +223,14 @@ def smoothed(y: np.ndarray, alpha: float) -> np.ndarray:
 def electricity() -> Dataset:
     """Half-hourly electricity demand in England and Wales, 5 June – 27 August 2000 (4 032 half
     hours; Taylor 2003, "Short-term electricity demand forecasting using double seasonal
-    exponential smoothing"), as shipped in ``pmdarima`` (``pmdarima.datasets.load_taylor``), with a
+    exponential smoothing"), shipped with replify (``replify/data/taylor.csv.gz``, the series of
+    ``pmdarima.datasets.load_taylor`` from pmdarima 2.1.1, originally R's ``forecast::taylor``), with a
     bank of nine one-step-ahead forecasters as experts: the last value, the same half hour
     yesterday and a week ago, the mean of the same half hour over the last seven days, and simple
     exponential smoothing with α ∈ {0.1, 0.3, 0.5, 0.7, 0.9}. The first week is their warm-up:
     T = 3 696 steps. The cost of forecaster j at step t is |forecast − demand|, divided by the
     largest such error in the data."""
-    try:
-        taylor = importlib.import_module("pmdarima.datasets")
-    except ImportError:
-        raise MissingExtraError(
-            "this dataset ships inside the 'pmdarima' package, which is not installed: pip install 'replify[data]'"
-        ) from None
-    y = np.asarray(taylor.load_taylor(), dtype=np.float64)
+    y = np.ascontiguousarray(_table(_shipped("taylor.csv.gz"), [0])[:, 0])
     t = np.arange(WEEK, y.size)  # the steps forecast (0-based), each from the values before it
     forecasts = {
         "last value": y[t - 1],
@@ -209,8 +245,11 @@ def electricity() -> Dataset:
     costs.flags.writeable = False
     return Dataset(
         name="electricity", costs=costs, experts=tuple(forecasts), steps=tuple(str(int(s) + 1) for s in t),
-        source="pmdarima (PyPI), pmdarima.datasets.load_taylor: half-hourly demand in England and Wales, MW (Taylor 2003)",
-        licence="pmdarima is MIT-licensed; the series is R's forecast::taylor, provided by James W. Taylor",
+        source="shipped with replify (replify/data/taylor.csv.gz), taken from pmdarima 2.1.1 (PyPI), "
+        "pmdarima.datasets.load_taylor: half-hourly demand in England and Wales, MW (Taylor 2003); originally R's "
+        "forecast::taylor, provided by James W. Taylor",
+        licence="MIT, pmdarima's licence, under which replify redistributes the series (notice in "
+        "replify/data/LICENSES.md); the series carries no licence of its own from its provider",
         normalisation="cost = |forecast - demand| / max over the matrix of that error",
     )
 

@@ -26,7 +26,7 @@ from replify.evaluation.evaluate import evaluate
 from replify.evaluation.stats import clopper_pearson, t_interval
 from replify.guarantees.theory import certified_eps
 from replify.components.actions import Simplex
-from replify.plots import pyplot, save_figure
+from replify.plots import colour, figure, legend, log_axis, save_figure
 from replify.plugins.factory import make, make_adversary
 from replify.progress import ProgressArg, reporter
 from replify.randomness import DATA, INTERNAL, child, seed_sequence
@@ -131,6 +131,18 @@ class Demo:
 
     def plot(self, path: Any = None) -> Any:
         return self.plot_fn(self, path)
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Demo:
+        """The demo :meth:`to_dict` wrote (the command line's ``--json``), to plot it again
+        without running it again."""
+        if not isinstance(data, dict) or data.get("demo") not in PLOTS or not {"rows", "settings"} <= set(data):
+            raise InvalidArgumentError(
+                f"Demo.from_dict takes a demo's to_dict() (demo, rows, settings, note; demo one of {', '.join(PLOTS)}); "
+                f"got {str(data)[:80]!r}"
+            )
+        return cls(data["demo"], data["rows"], data["settings"], PLOTS[data["demo"]],
+                   note=data.get("note", attrs.fields(cls).note.default))
 
 
 @contextlib.contextmanager
@@ -243,44 +255,41 @@ def coin_demo(*, quick: bool = False, seed: int = 0, progress: ProgressArg = Non
 
 
 def _plot_coin(demo: Demo, path: Any) -> Any:
-    plt = pyplot()
     T = demo.settings["T"]
-    fig, (left, right) = plt.subplots(1, 2, figsize=(11.5, 5.6))
+    fig, (left, right) = figure(1, 2, width=12.0, height=4.2)
     rhos = np.array(demo.settings["rhos"])
     for row_label in COIN_REPLICABLE:
         rows = [r for r in demo.rows if r["algorithm"] == row_label]
-        left.plot([r["certified rho"] for r in rows], [r["worst regret"] for r in rows], marker="o",
-                  label=f"{row_label} (certified rho)")
+        c, m = colour(fig, row_label)
+        left.plot([r["certified rho"] for r in rows], [r["worst regret"] for r in rows], marker=m, color=c,
+                  label=f"{row_label}\n(certified rho)")
     for ref_label, style in (("constant", ":"), ("hedge", "-.")):
         row = next(r for r in demo.rows if r["algorithm"] == ref_label)
-        left.axhline(row["worst regret"], linestyle=style, color="black", linewidth=1,
-                     label=f"{ref_label}: rho_hat={row['rho_hat']:.2f} (reference)")
+        left.axhline(row["worst regret"], linestyle=style, color=colour(fig, ref_label)[0], linewidth=1,
+                     label=f"{ref_label} (reference)\nrho_hat={row['rho_hat']:.2f}")
     left.plot(rhos, np.minimum(math.sqrt(T) / rhos, T / 64), linestyle="--", color="grey",
-              label="min(sqrt(T)/rho, T/64): the bound's shape, constant unknown")
-    left.set_xscale("log")
-    left.set_yscale("log")
-    left.set_xticks(rhos, [f"{r:g}" for r in rhos])
-    left.minorticks_off()
+              label="min(sqrt(T)/rho, T/64):\nthe bound's shape,\nconstant unknown")
+    log_axis(left, "x", rhos)
+    log_axis(left, "y", [r["worst regret"] for r in demo.rows] + [T / 64])
     left.set_xlabel("rho (the replicability the parameters certify)")
-    left.set_ylabel("worst regret over the coin grid (measured)")
-    left.set_title("Regret frontier: worst case over tau", fontsize=10)
-    left.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2)  # below: never over data
+    left.set_ylabel("worst regret over the coin grid\n(measured)")
+    left.set_title("Regret frontier: worst case over tau")
+    legend(left)
     mid = sorted(rhos)[len(rhos) // 2 - 1] if len(rhos) > 1 else rhos[0]
     for label in COIN_REPLICABLE + COIN_REFERENCES:
-        cells = [c for c in demo.settings["grid"] if c["algorithm"] == label and c["rho"] in (mid, None)]
-        right.plot([c["tau"] for c in cells], [c["decoder success"] for c in cells], marker="o",
-                   label=label + ("" if label in COIN_REFERENCES else f" (rho={mid})"))
-    right.axhline(0.5, color="grey", linewidth=1, linestyle="--")
-    right.set_xscale("log")
+        cells = [cell for cell in demo.settings["grid"] if cell["algorithm"] == label and cell["rho"] in (mid, None)]
+        c, m = colour(fig, label)
+        right.plot([cell["tau"] for cell in cells], [cell["decoder success"] for cell in cells], marker=m, color=c,
+                   label=label + ("" if label in COIN_REFERENCES else f" (rho={mid:g})"))
+    right.axhline(0.5, color="grey", linewidth=1, linestyle="--", label="chance")
+    log_axis(right, "x", [cell["tau"] for cell in demo.settings["grid"]])
     right.set_ylim(0, 1.05)
     right.set_xlabel("coin bias tau")
-    right.set_ylabel("majority decoder success (measured)")
-    right.set_title("Do they learn? Decoding the coin (0.5 = chance)", fontsize=10)
-    right.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=3)
-    fig.suptitle(f"Coin lower bound, n=2, T={T}, {demo.settings['pairs per sign']} pairs per sign and tau. "
-                 "Shows measured worst-case regret of certified learners against the bound's shape; "
-                 "not the constant, not that every learner must pay it.", fontsize=8)
-    fig.tight_layout()
+    right.set_ylabel("majority decoder success\n(measured)")
+    right.set_title("Do they learn? Decoding the coin")
+    legend(right)
+    fig.suptitle(f"Coin lower bound, n=2, T={T}, {demo.settings['pairs per sign']} pairs per sign and tau: measured "
+                 "worst-case regret against the bound's shape (not its constant)", fontsize=9)
     return save_figure(fig, path)
 
 
@@ -322,23 +331,25 @@ def phases_demo(*, quick: bool = False, seed: int = 0, progress: ProgressArg = N
 
 
 def _plot_phases(demo: Demo, path: Any) -> Any:
-    plt = pyplot()
-    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    fig, ax = figure(width=6.8, height=3.8)
     ns = [r["n"] for r in demo.rows]
     regret = [r["regret"] for r in demo.rows]
     ref = np.array([r["sqrt(T ln n)/rho"] for r in demo.rows])
-    ax.plot(ns, regret, marker="o", label="FTPLB* on coin-phases (certified rho)")
-    ax.plot(ns, [r["constant regret"] for r in demo.rows], marker="s", linestyle=":", color="black",
-            label="constant (replicable, never learns)")
-    ax.plot(ns, [r["hedge regret"] for r in demo.rows], marker="^", linestyle="-.", color="black",
-            label="hedge (learns, not replicable)")
-    ax.set_yscale("log")
-    ax.plot(ns, ref * regret[0] / ref[0], linestyle="--", color="grey", label="sqrt(T ln n)/rho, scaled to the first point")
+    c, m = colour(fig, "ftplb-star")
+    ax.plot(ns, regret, marker=m, color=c, label="FTPLB* on coin-phases\n(certified rho)")
+    for name, key, text in (("constant", "constant regret", "constant (replicable,\nnever learns)"),
+                            ("hedge", "hedge regret", "hedge (learns,\nnot replicable)")):
+        rc, rm = colour(fig, name)
+        ax.plot(ns, [r[key] for r in demo.rows], marker=rm, linestyle=":", color=rc, label=text)
+    ax.plot(ns, ref * regret[0] / ref[0], linestyle="--", color="grey", label="sqrt(T ln n)/rho,\nscaled to the first point")
     ax.set_xscale("log", base=2)
+    ax.set_xticks(ns, [str(n) for n in ns])
+    ax.minorticks_off()
+    log_axis(ax, "y", regret + [r["constant regret"] for r in demo.rows] + [r["hedge regret"] for r in demo.rows])
     ax.set_xlabel("experts n")
-    ax.set_ylabel("regret")
+    ax.set_ylabel("regret (measured)")
     ax.set_title(f"Adversarial lower bound, T={demo.settings['T']}, rho={demo.settings['rho']}")
-    ax.legend(fontsize=8)
+    legend(ax)
     return save_figure(fig, path)
 
 
@@ -386,22 +397,21 @@ def lazy_leader_demo(*, quick: bool = False, seed: int = 0, progress: ProgressAr
 
 
 def _plot_lazy(demo: Demo, path: Any) -> Any:
-    plt = pyplot()
     traces = demo.settings["traces"]
-    fig, axes = plt.subplots(len(traces), 1, figsize=(6.4, 1.6 * len(traces) + 0.8), sharex=True)
+    fig, axes = figure(len(traces), 1, width=6.8, height=1.5 * len(traces) + 1.0, sharex=True)
     for ax, (name, (s, s2)) in zip(axes, traces.items()):
         t = np.arange(1, len(s) + 1)
-        ax.step(t, s, where="post", label="on S")
-        ax.step(t, np.asarray(s2) + 0.04, where="post", label="on S'", linestyle="--")
+        c, _ = colour(fig, name)
+        ax.step(t, s, where="post", color=c, label="on S")
+        ax.step(t, np.asarray(s2) + 0.04, where="post", color=c, label="on S'", linestyle="--", alpha=0.7)
         row = next(r for r in demo.rows if r["algorithm"] == name)
-        ax.set_ylabel(name)
+        ax.set_ylabel("action")
         ax.set_yticks([0, 1])
-        ax.set_xscale("log")  # the switch comes early: show the first steps
-        ax.set_title(f"{name}: rho_hat = {row['rho_hat']:.2f}", fontsize=9)
-    axes[0].legend(fontsize=8, loc="center right")
-    axes[-1].set_xlabel("step t, log scale (action 1 is the one the day-1 bonus favours)")
-    fig.suptitle("FLL is not replicable: the switch from the bonus action happens at different steps")
-    fig.tight_layout()
+        ax.set_title(f"{name}: rho_hat = {row['rho_hat']:.2f}", fontsize=9, loc="left")
+        legend(ax)
+    log_axis(axes[-1], "x", [1, len(next(iter(traces.values()))[0])])  # the switch comes early: show the first steps
+    axes[-1].set_xlabel("step t (action 1 is the one the day-1 bonus favours)")
+    fig.suptitle("FLL is not replicable: the switch from the bonus action happens at different steps", fontsize=10)
     return save_figure(fig, path)
 
 
@@ -450,28 +460,32 @@ def bandit_coin_demo(*, quick: bool = False, seed: int = 0, progress: ProgressAr
 
 
 def _plot_bandit_coin(demo: Demo, path: Any) -> Any:
-    plt = pyplot()
     T = demo.settings["T"]
-    fig, ax = plt.subplots(figsize=(7.5, 5.6))
+    fig, ax = figure(width=7.6, height=4.2)
+    regrets = []
     for label in BANDIT_REPLICABLE:
         rows = [r for r in demo.rows if r["algorithm"] == label]
-        ax.plot([r["rho_hat"] for r in rows], [r["worst regret"] for r in rows], marker="o",
-                label=f"{label} (width_scale {rows[0]['width_scale']:g} ... {rows[-1]['width_scale']:g})")
+        c, m = colour(fig, label)
+        ax.plot([r["rho_hat"] for r in rows], [r["worst regret"] for r in rows], marker=m, color=c,
+                label=f"{label}\nwidth_scale {rows[0]['width_scale']:g} ... {rows[-1]['width_scale']:g}")
+        regrets += [r["worst regret"] for r in rows]
     for label, marker in zip(BANDIT_REFERENCES, ("s", "^", "v", "D")):
         row = next(r for r in demo.rows if r["algorithm"] == label)
-        ax.scatter([row["rho_hat"]], [row["worst regret"]], marker=marker, color="black", zorder=3,
+        ax.scatter([row["rho_hat"]], [row["worst regret"]], marker=marker, color=colour(fig, label)[0], zorder=3,
                    label=f"{label} (reference)")
+        regrets.append(row["worst regret"])
     rhos = np.geomspace(0.02, 1.0, 50)
-    ax.plot(rhos, np.minimum(math.sqrt(T) / rhos, T / 64), linestyle="--", color="grey",
-            label="min(sqrt(T)/rho, T/64): the bound's shape, constant unknown")
+    bound = np.minimum(math.sqrt(T) / rhos, T / 64)
+    ax.plot(rhos, bound, linestyle="--", color="grey", label="min(sqrt(T)/rho, T/64):\nthe bound's shape,\nconstant unknown")
     ax.set_xlabel("largest rho_hat over the tau grid (measured)")
-    ax.set_ylabel("worst regret over the tau grid (measured)")
-    ax.set_yscale("log")
+    ax.set_ylabel("worst regret over the tau grid\n(measured)")
+    log_axis(ax, "y", regrets + bound.tolist())
     ax.set_title(f"Bandit coin, n=2, T={T}, {demo.settings['pairs per sign']} pairs per sign and tau "
-                 f"(nominal rho={demo.settings['rho']}); at n=2 the two rules play alike", fontsize=9)
-    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=2)  # below: never over data
-    fig.tight_layout()
+                 f"(nominal rho={demo.settings['rho']})")
+    legend(ax)
     return save_figure(fig, path)
 
 
+#: Each demo's figure, by name (what :meth:`Demo.from_dict` plots with).
+PLOTS = {"coin": _plot_coin, "phases": _plot_phases, "lazy-leader": _plot_lazy, "bandit-coin": _plot_bandit_coin}
 DEMOS = {"coin": coin_demo, "phases": phases_demo, "lazy-leader": lazy_leader_demo, "bandit-coin": bandit_coin_demo}

@@ -176,6 +176,7 @@ def _replicable_instead(name: str, learner: Any, rho: Any) -> str:
 @public
 def make_adversary(
     name: str,
+    /,
     *,
     n: int,
     horizon: int,

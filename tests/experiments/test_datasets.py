@@ -1,7 +1,11 @@
-"""The real-data loaders, on the real data shipped in their packages: shapes, ranges, no NaN,
-and a value read from the source file or documented by the package."""
+"""The real-data loaders, on the real data shipped with replify (and nyse's, read from
+universal-portfolios): shapes, ranges, no NaN, and a value read from the source file or documented
+by the package it was taken from; every shipped file is named, with its licence, in LICENSES.md."""
 
+import gzip
+import importlib.util
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -55,11 +59,20 @@ def test_polls_are_five_pollsters_against_fivethirtyeight():
     assert c.max() == 1.0
 
 
-def test_electricity_is_taylors_series_with_a_bank_of_forecasters():
-    from pmdarima.datasets import load_taylor
+DATA = Path(datasets.__file__).resolve().parent / "data"
 
-    y = load_taylor()
-    assert y[0] == 22262.0  # documented by pmdarima
+
+def taylor():
+    with gzip.open(DATA / "taylor.csv.gz", "rt") as fh:
+        assert fh.readline() == "demand_mw\n"
+        return np.loadtxt(fh, ndmin=1)
+
+
+def test_electricity_is_taylors_series_with_a_bank_of_forecasters():
+    y = taylor()
+    assert y.shape == (4032,)
+    # the first ten values, as pmdarima's load_taylor documents them
+    assert y[:10].tolist() == [22262.0, 21756.0, 22247.0, 22759.0, 22549.0, 22313.0, 22128.0, 21860.0, 21751.0, 21336.0]
     data = datasets.electricity()
     check_matrix(data, 4032 - 336, 9)
     c = data.costs
@@ -74,12 +87,53 @@ def test_electricity_is_taylors_series_with_a_bank_of_forecasters():
 
 
 def test_a_missing_package_names_the_extra(monkeypatch):
-    import importlib.util
-
     real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "river" else real(name, *a))
-    with pytest.raises(MissingExtraError, match=r"'river' package, which is not installed: pip install 'replify\[data\]'"):
-        datasets.sp500()
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "universal" else real(name, *a))
+    with pytest.raises(MissingExtraError, match=r"'universal' package, which is not installed: pip install 'replify\[nyse\]'"):
+        datasets.nyse()
+    assert datasets.sp500().n == 10  # the shipped series need no package
+
+
+def test_smoothing_without_scipy_names_the_extra(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "scipy.signal", None)  # import fails
+    with pytest.raises(MissingExtraError, match=r"scipy, which is not installed: pip install 'replify\[data\]'"):
+        datasets.electricity()
+
+
+def shipped_in_licenses():
+    """LICENSES.md's table of shipped files: {file: licence}."""
+    rows = re.findall(r"^\| `([^`]+)` \|[^|]*\|[^|]*\|[^|]*\|([^|]*)\|$", (DATA / "LICENSES.md").read_text(), re.M)
+    return {name: licence.strip() for name, licence in rows}
+
+
+def test_every_shipped_file_is_named_in_licenses_with_a_licence():
+    named = shipped_in_licenses()
+    assert set(named) == {"sp500.csv.gz", "trump_approval.csv.gz", "taylor.csv.gz"}
+    for name, licence in named.items():
+        assert (DATA / name).is_file(), name
+        assert re.search(r"BSD-3-Clause|MIT|CC BY 4\.0", licence), (name, licence)
+        assert f"## `{name}`" in (DATA / "LICENSES.md").read_text()  # its origin and notices
+    files = {p.name for p in DATA.iterdir() if p.is_file()} - {"__init__.py", "LICENSES.md"}
+    assert files == set(named)  # nothing ships without a licence
+    for name in named:
+        assert (DATA / name).stat().st_size < 100_000
+
+
+@pytest.mark.skipif(importlib.util.find_spec("river") is None, reason="river not installed")
+def test_the_river_files_are_copies_of_rivers():
+    river = Path(importlib.util.find_spec("river").submodule_search_locations[0]) / "datasets"
+    for name in ("sp500.csv.gz", "trump_approval.csv.gz"):
+        with gzip.open(river / name, "rb") as theirs, gzip.open(DATA / name, "rb") as ours:
+            assert theirs.read() == ours.read()
+
+
+@pytest.mark.skipif(importlib.util.find_spec("pmdarima") is None, reason="pmdarima not installed")
+def test_the_taylor_file_is_pmdarimas_series():
+    from pmdarima.datasets import load_taylor
+
+    assert np.array_equal(taylor(), load_taylor())
 
 
 def test_a_dataset_feeds_the_local_bootstrap():
