@@ -16,10 +16,16 @@ a role. A leading `~` shows the last component only; "title <target>" shows the 
 import html
 import re
 
-from griffe import AliasResolutionError, CyclicAliasError, Extension, NameResolutionError, Object
+from griffe import (
+    AliasResolutionError,
+    CyclicAliasError,
+    Extension,
+    NameResolutionError,
+    Object,
+)
 
 ROLE = re.compile(r":(?:py:)?(?P<role>class|func|meth|mod|attr|data|exc|obj|const):`(?P<body>[^`]+)`")
-TITLED = re.compile(r"(?P<title>.+?)\s*<(?P<target>[^<>]+)>", flags=re.S)
+TITLED = re.compile(r"(?P<title>.+?)\s*<(?P<target>[^<>]+)>", flags=re.DOTALL)
 
 
 def _canonical(path: str, collection) -> str | None:
@@ -86,3 +92,7 @@ class SphinxRoles(Extension):
                 obj.docstring.value = convert(obj.docstring.value, obj)
             # an alias's docstring is its target's, rewritten where the target is defined
             stack.extend(member for member in obj.members.values() if not member.is_alias)
+
+    def on_package_loaded(self, *, pkg, **kwargs) -> None:
+        """The same hook under its Griffe 1 name (converting twice changes nothing)."""
+        self.on_package(pkg=pkg, **kwargs)

@@ -154,7 +154,7 @@ def plot_frontier(frontier: Any, *, path: str | Path | None = None, ax: Any = No
         x = np.array([p["regret"] for p in points])
         y = np.array([p["rho_hat"] for p in points])
         ci = np.array([p["rho_ci"] for p in points])
-        ax.errorbar(x, y, yerr=[y - ci[:, 0], ci[:, 1] - y], fmt="o", **style)
+        ax.errorbar(x, y, yerr=[y - ci[:, 0], ci[:, 1] - y], linestyle="none", **{"marker": "o", **style})
 
     draw([p for p in pts if not (p["certified"] or p["calibrated"])], color=c, alpha=0.45, markersize=4,
          label=f"{frontier['learner']}: grid\nof B and eps")

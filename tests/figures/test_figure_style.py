@@ -220,3 +220,28 @@ def test_every_demo_figure_has_no_overlapping_text_and_no_type3_font(name, early
     check_layout(fig, f"demo {name}")
     check_fonts(fig, f"demo {name}")
     plots.pyplot().close(fig)
+
+
+ROOT = __import__("pathlib").Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.early_subprocess([sys.executable, ROOT / "examples" / "make_figures.py", "--quick", "--out", "quick-figures"],
+                              cwd=TEMP_DIR, timeout=600)
+def test_every_documentation_figure_comes_from_one_script(early_subprocess, tmp_path):
+    # the script the documentation's figures come from runs (small sizes here), writing every one of them
+    out = early_subprocess
+    assert out.returncode == 0, out.stderr
+    root = ROOT
+    sys.path.insert(0, str(root / "examples"))
+    try:
+        from make_figures import FIGURES
+    finally:
+        sys.path.remove(str(root / "examples"))
+    folder = out.cwd / "quick-figures"
+    for name in FIGURES:
+        assert (folder / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", name
+    # every figure in docs/ is one the script writes, and every one the script writes is shown in the docs
+    shown = {p.name for p in (root / "docs").glob("*.png")}
+    assert shown == set(FIGURES), shown ^ set(FIGURES)
+    pages = "".join(p.read_text() for p in (root / "docs").glob("*.md"))
+    assert all(f"({name})" in pages for name in FIGURES), [n for n in FIGURES if f"({n})" not in pages]
