@@ -26,7 +26,7 @@ from replify.evaluation.evaluate import evaluate
 from replify.evaluation.stats import clopper_pearson, t_interval
 from replify.guarantees.theory import certified_eps
 from replify.components.actions import Simplex
-from replify.plots import colour, figure, legend, log_axis, save_figure
+from replify.plots import colour, figure, legend, log_axis, save_figure, set_title
 from replify.plugins.factory import make, make_adversary
 from replify.progress import ProgressArg, reporter
 from replify.randomness import DATA, INTERNAL, child, seed_sequence
@@ -463,10 +463,12 @@ def _plot_bandit_coin(demo: Demo, path: Any) -> Any:
     T = demo.settings["T"]
     fig, ax = figure(width=7.6, height=4.2)
     regrets = []
-    for label in BANDIT_REPLICABLE:
+    for k, label in enumerate(BANDIT_REPLICABLE):
         rows = [r for r in demo.rows if r["algorithm"] == label]
         c, m = colour(fig, label)
+        # at n = 2 the two rules play alike: the second is dashed and hollow, so that both show
         ax.plot([r["rho_hat"] for r in rows], [r["worst regret"] for r in rows], marker=m, color=c,
+                linestyle=("-", "--")[k % 2], fillstyle=("full", "none")[k % 2], markersize=(5, 9)[k % 2],
                 label=f"{label}\nwidth_scale {rows[0]['width_scale']:g} ... {rows[-1]['width_scale']:g}")
         regrets += [r["worst regret"] for r in rows]
     for label, marker in zip(BANDIT_REFERENCES, ("s", "^", "v", "D")):
@@ -480,8 +482,8 @@ def _plot_bandit_coin(demo: Demo, path: Any) -> Any:
     ax.set_xlabel("largest rho_hat over the tau grid (measured)")
     ax.set_ylabel("worst regret over the tau grid\n(measured)")
     log_axis(ax, "y", regrets + bound.tolist())
-    ax.set_title(f"Bandit coin, n=2, T={T}, {demo.settings['pairs per sign']} pairs per sign and tau "
-                 f"(nominal rho={demo.settings['rho']})")
+    set_title(ax, True, f"Bandit coin, n=2, T={T}, {demo.settings['pairs per sign']} pairs per sign and tau "
+              f"(nominal rho={demo.settings['rho']}); at n=2 the two replicable rules play alike")
     legend(ax)
     return save_figure(fig, path)
 
