@@ -18,7 +18,7 @@ from replify.evaluation.evaluate import evaluate
 from replify.evaluation.report import Report
 from replify.plots.style import (
     as_list, axes_for, caption, colour, legend, log_axis, markers_for, rho_interval_label, save_figure, set_title,
-    text_of, _rho_of,
+    text_of, wrap_label, _rho_of,
 )
 from replify.randomness import INTERNAL, child
 
@@ -168,7 +168,10 @@ def plot_regret_distribution(
             box.set_facecolor(c)
             box.set_alpha(0.35)
     ax.scatter(positions, [v.mean() for v in values], marker="D", color=colours, zorder=3, label="mean")
-    ax.set_xticks(positions, [f"{r.learner}\nrho_hat {r.rho_hat:.2f}" for r in reports])
+    # each tick label as wide as its slot: long learner names wrap instead of running into the next
+    slot = ax.get_position().width * fig.get_figwidth() * 72 / len(reports)
+    chars = max(6, int(slot / (0.6 * 8)) - 1)
+    ax.set_xticks(positions, [wrap_label(f"{r.learner}\nrho_hat {r.rho_hat:.2f}", chars) for r in reports])
     ax.set_xlim(0.4, len(reports) + 0.6)
     ax.set_ylabel("regret per pair\n(mean of its two runs)")
     set_title(ax, title, caption(reports))

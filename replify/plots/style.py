@@ -146,12 +146,30 @@ def colour(fig: Any, learner: str) -> tuple[str, str]:
     return table[learner]
 
 
+#: Characters per line of a legend entry: longer labels wrap, so that the legend stays narrow.
+LEGEND_WIDTH = 28
+
+
+def wrap_label(text: str, chars: int) -> str:
+    """``text`` broken into lines of at most ``chars`` characters (its own line breaks kept)."""
+    return "\n".join(line for part in str(text).split("\n")
+                     for line in (textwrap.wrap(part, max(4, chars), break_on_hyphens=False) or [""]))
+
+
 def legend(ax: Any, **kw: Any) -> None:
     """The legend outside the axes, to their right: it never covers a curve or a point (the
-    constrained layout makes room for it)."""
+    constrained layout makes room for it). Long labels wrap; a legend taller than the figure
+    takes more columns."""
     handles, labels = ax.get_legend_handles_labels()
-    if handles:
-        ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, **kw)
+    if not handles:
+        return
+    labels = [wrap_label(label, LEGEND_WIDTH) for label in labels]
+    lines = sum(label.count("\n") + 1 for label in labels) + len(labels) * 0.5  # entries are spaced
+    size = pyplot().rcParams["legend.fontsize"]
+    size = float(size) if not isinstance(size, str) else 8.0
+    room = max(4.0, 0.85 * ax.figure.get_figheight() * 72 / (1.25 * size))
+    ncol = max(1, int(np.ceil(lines / room)))
+    ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, ncol=ncol, **kw)
 
 
 def set_title(ax: Any, title: Any, default: str) -> None:

@@ -245,3 +245,19 @@ def test_every_documentation_figure_comes_from_one_script(early_subprocess, tmp_
     assert shown == set(FIGURES), shown ^ set(FIGURES)
     pages = "".join(p.read_text() for p in (root / "docs").glob("*.md"))
     assert all(f"({name})" in pages for name in FIGURES), [n for n in FIGURES if f"({n})" not in pages]
+
+
+def test_many_learners_with_long_labels_stay_apart():
+    # labels a user gives can be long, and a figure may hold many learners: legends wrap and take
+    # columns, tick labels wrap to their slot — still no overlap, nothing off the figure
+    names = ["hedge", "ftpl", "ewa", "constant", "boa", "ml-poly", "split-commit", "ftplb-star"]
+    many = [quiet(lambda: replify.evaluate(name, "iid-bernoulli", n=3, horizon=600, pairs=4, seed=0,
+                                           label=f"{name} with a rather long descriptive label number {i}",
+                                           **({"rho": 0.1} if name in ("split-commit", "ftplb-star") else {})))
+            for i, name in enumerate(names)]
+    for label, draw in (("curve", lambda: plots.plot_regret_curve(many, log=True)),
+                        ("distribution", lambda: plots.plot_regret_distribution(many)),
+                        ("tradeoff", lambda: plots.plot_tradeoff(many))):
+        fig = quiet(draw)
+        check_layout(fig, f"many learners: {label}")
+        plots.pyplot().close(fig)
