@@ -99,6 +99,7 @@ def plot_agreement(report: Any, *, path: str | Path | None = None, ax: Any = Non
     ax.plot(t, still, color=c, linestyle="--", label="pairs identical\nso far")
     lo, hi = report.rho_ci
     ax.axhline(1 - report.rho_hat, color="grey", linewidth=0.8, label=f"1 - rho_hat\n[{1 - hi:.3f}, {1 - lo:.3f}]")
+    ax.set_yscale("linear")  # a fraction: a linear axis, even on axes used before
     ax.set_ylim(-0.02, 1.02)
     ax.set_xlabel("step t")
     ax.set_ylabel(f"fraction (measured,\n{rho_interval_label([report.rho_ci_kind])} CI)")
@@ -199,6 +200,7 @@ def plot_tradeoff(reports: Any, *, path: str | Path | None = None, ax: Any = Non
         ax.axhline(rhos.pop(), color="grey", linestyle="--", linewidth=0.8, label="target rho")
     ax.set_xlabel("regret (measured, 95% CI)")
     ax.set_ylabel(f"rho_hat (measured,\n{rho_interval_label([r.rho_ci_kind for r in reports])} CI)")
+    ax.set_yscale("linear")  # a fraction: a linear axis, even on axes used before
     ax.set_ylim(-0.03, 1.03)
     set_title(ax, title, caption(reports))
     legend(ax)
