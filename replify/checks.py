@@ -288,28 +288,26 @@ def check_learner(obj: Any, *, source: str) -> Any:
     return obj
 
 
-@functools.lru_cache(maxsize=256)
-def _takes_two_cached(cls: type, name: str) -> bool:
-    return _takes_two_uncached(getattr(cls, name))
-
-
 def _takes_two(cls: type, method: Any) -> bool:
-    """Whether ``method`` (a bound ``update``) can be called with two positional arguments."""
-    if getattr(cls, "update", None) is getattr(method, "__func__", None):
-        try:
-            return _takes_two_cached(cls, "update")
-        except TypeError:  # an unhashable class: not cached
-            pass
-    return _takes_two_uncached(method)
-
-
-def _takes_two_uncached(method: Any) -> bool:
+    """Whether ``method`` (a learner's bound ``update``) can be called with two positional
+    arguments; read once per class (the engine builds a learner for every run of every pair)."""
+    func = getattr(method, "__func__", None)
+    if func is not None and getattr(cls, "update", None) is func:
+        return _binds(func, 3)  # the function itself, self included
     try:
-        sig = inspect.signature(method)
+        return _binds(method, 2)
+    except TypeError:  # an unhashable callable: read it uncached
+        return _binds.__wrapped__(method, 2)
+
+
+@functools.lru_cache(maxsize=256)
+def _binds(function: Any, count: int) -> bool:
+    try:
+        signature = inspect.signature(function)
     except (TypeError, ValueError):  # no signature to read: let the call decide
         return True
     try:
-        sig.bind(None, None) if not inspect.isfunction(method) else sig.bind(None, None, None)
+        signature.bind(*([None] * count))
     except TypeError:
         return False
     return True

@@ -210,21 +210,14 @@ def _report_table(report: Any) -> str:
 SPREAD = (0.3, 0.7)
 
 
-def _adversary_params(args: argparse.Namespace, adversary: Any) -> dict[str, Any] | None:
-    """The adversary's parameters from ``--adversary-param``; for ``iid-bernoulli`` without
-    ``means``, means spread over :data:`SPREAD` (said on stderr)."""
+def _adversary_params(args: argparse.Namespace) -> tuple[dict[str, Any] | None, bool]:
+    """The adversary's parameters from ``--adversary-param``, and whether the command line chose
+    them: ``iid-bernoulli`` without ``means`` gets means spread over :data:`SPREAD`."""
     params = _params(args.adversary_param, "--adversary-param")
-    if adversary == "iid-bernoulli" and "means" not in params:
+    spread = args.adversary == "iid-bernoulli" and "means" not in params
+    if spread:
         params["means"] = [round(float(m), 6) for m in np.linspace(*SPREAD, args.n)]
-    return params or None
-
-
-def _spread_note(args: argparse.Namespace) -> str | None:
-    """The line that says the command line chose the iid instance's means."""
-    if args.adversary != "iid-bernoulli" or "means" in _params(args.adversary_param, "--adversary-param"):
-        return None
-    return (f"  adversary        iid-bernoulli with means spread evenly over [{SPREAD[0]}, {SPREAD[1]}], expert 0 the best "
-            "(the command line's default instance; --adversary-param 'means=[...]' sets others)")
+    return params or None, spread
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -235,7 +228,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             overrides[key] = getattr(args, key)
     learner = learner_arg(args.name, label=args.label, argument="NAME")
     adversary = adversary_arg(args.adversary, argument="--adversary")
-    adversary_params = _adversary_params(args, args.adversary)
+    adversary_params, spread = _adversary_params(args)
     report = replify.evaluate(
         learner.obj, adversary.obj, n=args.n, horizon=args.T, pairs=args.pairs, seed=args.seed, rho=args.rho,
         adversary_params=adversary_params, n_jobs=args.n_jobs, label=learner.label,
@@ -243,8 +236,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         target=args.decide, sequential=args.decide is not None, learner_params=overrides,
     )
     print(_report_table(report))
-    if _spread_note(args):
-        print(_spread_note(args))
+    if spread:
+        print(f"  adversary        iid-bernoulli with means spread evenly over [{SPREAD[0]}, {SPREAD[1]}], expert 0 the "
+              "best (the command line's default instance; --adversary-param 'means=[...]' sets others)")
     experts = report.action_counts is not None or (learner.spec is not None and learner.spec.problem == "experts")
     if learner.replicable and experts and not args.no_references and args.name != "constant":
         # A replicable learner is shown beside constant (replicable, learns nothing) and hedge (learns, not replicable).

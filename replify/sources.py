@@ -132,17 +132,6 @@ class LearnerArg:
             )
         return self.obj
 
-    def check_sizes(self, *, n: int, horizon: int) -> None:
-        """A wrapped class whose decorator fixed ``n`` or ``horizon`` runs only at those sizes."""
-        if self.kind != "replicable":
-            return
-        for key, value in (("n", n), ("horizon", horizon)):
-            fixed = self.obj.options.get(key)
-            if fixed is not None and fixed != value:
-                raise InvalidArgumentError(
-                    f"{key} must match the {key}={fixed} that {self.label!r} was wrapped with; got {key}={value}"
-                )
-
 
 def learner_arg(learner: Any, *, label: str | None = None, argument: str = "learner") -> LearnerArg:
     """Decide what ``learner`` is (module docstring), or refuse it with one error that names
@@ -153,15 +142,7 @@ def learner_arg(learner: Any, *, label: str | None = None, argument: str = "lear
     given = label is not None
     if isinstance(learner, str):
         if learner in registry().learners() or not is_reference(learner):
-            try:
-                spec = registry().learner(learner)
-            except UnknownNameError as exc:
-                hint = (f" (did you mean '{learner}:Name', naming the class in that file?)"
-                        if learner.endswith(".py") or "/" in learner else "")
-                raise UnknownNameError(
-                    f"{argument}: {exc}; or give a learner of your own as 'package.module:Name' or "
-                    f"'path/to/file.py:Name'{hint}"
-                ) from None
+            spec = _registered(learner, registry().learner, "a learner", argument)
             return LearnerArg("registered", learner, label or learner, spec, labelled=given)
         obj = load_reference(learner, argument=argument)
         if isinstance(obj, str):
@@ -191,6 +172,20 @@ def learner_arg(learner: Any, *, label: str | None = None, argument: str = "lear
         return LearnerArg("factory", learner, label or label_of(learner), labelled=given)
     _check_seeded(learner, argument=argument)
     return LearnerArg("seeded", learner, label or label_of(learner), labelled=given)
+
+
+def _registered(name: str, lookup: Callable[[str], Any], kind: str, argument: str) -> Any:
+    """The registered spec named ``name``, or the registry's error (which lists the known names)
+    with the argument named and the other way to give one: a reference, hinted when ``name``
+    looks like a file without its ``:Name``."""
+    try:
+        return lookup(name)
+    except UnknownNameError as exc:
+        hint = (f" (did you mean '{name}:Name', naming the class in that file?)"
+                if name.endswith(".py") or "/" in name else "")
+        raise UnknownNameError(
+            f"{argument}: {exc}; or give {kind} of your own as 'package.module:Name' or 'path/to/file.py:Name'{hint}"
+        ) from None
 
 
 def _check_seeded(learner: Any, *, argument: str) -> None:
@@ -356,15 +351,7 @@ def adversary_arg(adversary: Any, *, label: str | None = None, argument: str = "
     """Decide what ``adversary`` is, or refuse it naming ``argument``, what it may be and what came."""
     if isinstance(adversary, str):
         if adversary in registry().adversaries() or not is_reference(adversary):
-            try:
-                registry().adversary(adversary)
-            except UnknownNameError as exc:
-                hint = (f" (did you mean '{adversary}:Name', naming the class in that file?)"
-                        if adversary.endswith(".py") or "/" in adversary else "")
-                raise UnknownNameError(
-                    f"{argument}: {exc}; or give an adversary of your own as 'package.module:Name' or "
-                    f"'path/to/file.py:Name'{hint}"
-                ) from None
+            _registered(adversary, registry().adversary, "an adversary", argument)
             return AdversaryArg("registered", adversary, label or adversary)
         obj = load_reference(adversary, argument=argument)
         return adversary_arg(obj, label=label or adversary.rpartition(":")[2], argument=argument)

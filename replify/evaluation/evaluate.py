@@ -105,7 +105,6 @@ def evaluate(
     seq = build_adversary(adv, n=n, horizon=horizon, seed=streams.sequence(ADVERSARY), params=adversary_params,
                           make_adversary=make_adversary)
     adversary_label = adv.label
-    arg.check_sizes(n=n, horizon=horizon)
     build, label, spec = arg.builder(n=n, horizon=horizon, rho=rho, actions=actions, params=hyper), arg.label, arg.spec
 
     _check_sequence(seq, n=n, horizon=horizon, label=adversary_label)

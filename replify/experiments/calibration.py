@@ -246,7 +246,6 @@ def calibrate(
                      budget=budget, alpha=alpha, regret_pairs=regret_pairs, refine_pairs=refine_pairs,
                      test_pairs=test_pairs, block_fractions=block_fractions, multipliers=multipliers)
     arg = learner_arg(name, label=label, argument="name")
-    arg.check_sizes(n=n, horizon=horizon)
     user = arg.kind != "registered"
     name = arg.obj  # a reference is loaded once, here
     if grid is None and (user or name not in CALIBRATABLE):

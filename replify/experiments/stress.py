@@ -165,7 +165,6 @@ def stress(
             raise InvalidArgumentError(f"families {list(families or [])} need n = 2; got n={n}")
     arg = learner_arg(learner, label=label)
     params = merged_params(overrides, learner_params)
-    arg.check_sizes(n=n, horizon=horizon)
     build, label, spec = arg.builder(n=n, horizon=horizon, rho=rho, params=params), arg.label, arg.spec
     # what evaluate is given for every candidate: the learner as resolved, with its label
     kw = dict(label=label, progress=False, **({} if arg.kind == "seeded" else dict(rho=rho, learner_params=params)))
