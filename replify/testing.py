@@ -7,7 +7,8 @@
   deterministic conformance checks a plugin author runs in CI, as scikit-learn's
   ``check_estimator``/``parametrize_with_checks`` do: every action is valid, ``rng`` is the
   learner's only source of randomness (two learners seeded alike play alike), stepping equals
-  ``run`` bit for bit, the caller's arrays are untouched, consecutive chunks equal one ``sample``, ``sample_sums`` has the
+  ``run`` bit for bit, the lane-batched form of a bandit learner plays each lane as stepping it
+  alone does, the caller's arrays are untouched, consecutive chunks equal one ``sample``, ``sample_sums`` has the
   law of the summed steps, and a learner with the engine's segment protocol plays by segments
   what it plays by steps. A check demands only what the protocol demands (docs/wrapper.md):
   refusing an update past the horizon and a cost outside the declared domain are properties a
@@ -275,6 +276,39 @@ def check_bandit_batches_equal_stepping(spec: Any) -> None:
     assert played == stepped, f"{spec.name}: playing by batches differs from stepping"
 
 
+def check_lanes_equal_stepping(spec: Any) -> None:
+    """A bandit learner whose class offers the lane-batched form (``for_lanes``) plays, in lanes,
+    every lane's arms exactly as stepping that lane's learner alone does — bit for bit, whichever
+    other lanes share the object (each lane keeps its own generator). Lanes see 0/1 and
+    fractional costs; the lanes' object takes learners built alike with different seeds."""
+    spec = _spec(spec, "learner")
+    probe, n, horizon = _build(spec, 30)
+    make = getattr(type(probe), "for_lanes", None)
+    if not (is_bandit(probe) and callable(make)):
+        return
+    lanes = 5
+    costs = []
+    for i in range(lanes):  # fractional costs, and 0/1 costs (their own branch in some learners)
+        c = _costs(spec, n, horizon, 40 + i)
+        costs.append(np.round(c) if i % 2 else c)
+    stepped = []
+    for i in range(lanes):
+        learner, _, _ = _build(spec, 30 + i)
+        stepped.append([int(_step(learner, c)) for c in costs[i]])
+    for group in (list(range(lanes)), [3, 0], [4]):
+        form = make([_build(spec, 30 + i)[0] for i in group])
+        assert form is not None, f"{spec.name}: for_lanes() refused {len(group)} learners built alike"
+        for t in range(horizon):
+            arms = np.asarray(form.act())
+            assert arms.shape == (len(group),) and arms.dtype.kind in "iu", \
+                f"{spec.name}: the lanes' act() at step {t + 1} gave {arms!r}, not one integer arm per lane"
+            want = [stepped[i][t] for i in group]
+            assert arms.tolist() == want, (
+                f"{spec.name}: in lanes {group}, step {t + 1} played {arms.tolist()}; stepped alone, the same learners "
+                f"play {want}")
+            form.update(arms, np.array([costs[i][t, a] for i, a in zip(group, arms.tolist())]))
+
+
 def check_actions_valid(spec: Any) -> None:
     """Every ``act()`` over a run is a valid action: an expert index in [0, n) (an OLO learner: a
     finite vector of shape (n,); a learner playing mixed strategies, ``mixed = True``: a
@@ -322,6 +356,7 @@ def check_rng_only(spec: Any) -> None:
 LEARNER_CHECKS: tuple[Callable[[Any], None], ...] = (
     check_actions_valid, check_rng_only, check_run_equals_stepping, check_horizon, check_inputs_untouched,
     check_domain_enforced, check_segments_equal_stepping, check_bandit_batches_equal_stepping,
+    check_lanes_equal_stepping,
 )
 ADVERSARY_CHECKS: tuple[Callable[[Any], None], ...] = (check_sample, check_chunks_equal_sample, check_sums_law)
 

@@ -7,6 +7,14 @@ sqrt(2 T n ln n) against any oblivious adversary.
 ``exp3-doubling`` needs no horizon to tune: epoch m = 0, 1, … covers steps 2^m … 2^{m+1} − 1 and
 restarts with η_m = sqrt(2 ln n / (n 2^m)); its regret is at most (√2/(√2 − 1))·sqrt(2 T n ln n).
 Both draw from their own generator every step: not replicable.
+
+**As computed.** The weights w(a) = exp(−η L̂(a)) are kept and updated multiplicatively — only the
+played arm's changes, w(a_t) ← w(a_t)·exp(−η ĉ_t(a_t)) — and p_t = w / Σ w; a row whose sum falls
+below 2^−600 is divided by it (p is unchanged, nothing underflows). Each step's arm is drawn by
+inversion of the cumulative weights with one uniform of the learner's generator, the uniforms
+drawn ahead in blocks (the same stream as one draw a step). :class:`Exp3Lanes` does this for
+every lane of an evaluation at once (the lane-batched form of :mod:`replify.components.bandits`);
+a learner stepped alone runs the same code on one lane.
 """
 
 from __future__ import annotations
@@ -17,9 +25,8 @@ import numpy as np
 
 import replify
 from replify.checks import check_positive
-from replify.components.bandits import BanditLearner
+from replify.components.bandits import BanditLanes, LaneBandit
 from replify.components.doubling import DOUBLING_FACTOR, epoch_of
-from replify.components.mixtures import sample_by_inversion, softmax
 
 
 def default_eta(horizon: int, n: int) -> float:
@@ -42,7 +49,60 @@ def doubling_regret_bound(*, horizon: int, n: int) -> float:
     return DOUBLING_FACTOR * math.sqrt(2.0 * horizon * n * math.log(n))
 
 
-class Exp3(BanditLearner):
+#: Uniforms drawn ahead per lane at a time (8 KiB a lane).
+UNIFORM_BLOCK = 1024
+#: A row of weights whose sum falls below this is divided by its sum.
+TINY = 2.0**-600
+
+
+class Exp3Lanes(BanditLanes):
+    """Exp3 on many lanes at once: each lane's weights, and its uniforms drawn ahead."""
+
+    per_lane = ("weights", "_uniforms", "_total")
+    shared = ("eta", "doubling", "_next")
+
+    def __init__(self, *, n: int, horizon: int, rng: np.random.Generator, eta: float | None, doubling: bool) -> None:
+        super().__init__(n=n, horizon=horizon, rngs=[rng])
+        self.eta, self.doubling = eta, doubling
+        self.weights = np.ones((1, n))
+        self._uniforms = np.empty((1, 0))  # this block's uniforms, one a step; _next: the next one's column
+        self._next = 0
+        self._total = np.ones(1)  # Σ w of each lane when its arm was drawn
+
+    def rate(self, step: int) -> float:
+        """η in force at 1-based step t."""
+        if not self.doubling:
+            return self.eta
+        return math.sqrt(2.0 * math.log(self.n) / (self.n * 2 ** epoch_of(step)))
+
+    def _choose(self) -> np.ndarray:
+        step = self.t + 1
+        if self.doubling and step > 1 and epoch_of(step) != epoch_of(step - 1):  # a new epoch: restart
+            self.weights[:] = 1.0
+        if self._next == self._uniforms.shape[1]:
+            size = min(UNIFORM_BLOCK, self.horizon - self.t)
+            self._uniforms = np.stack([rng.random(size) for rng in self.rngs])
+            self._next = 0
+        u = self._uniforms[:, self._next]
+        self._next += 1
+        cdf = np.cumsum(self.weights, axis=1)
+        total = cdf[:, -1]
+        if total.min() < TINY:
+            low = total < TINY
+            self.weights[low] /= total[low, None]
+            cdf[low] = np.cumsum(self.weights[low], axis=1)
+            total = cdf[:, -1]
+        self._total = total
+        # inversion: the first arm whose cumulative weight reaches u·Σw (u < 1, so the last one does)
+        return (cdf >= (u * total)[:, None]).argmax(axis=1)
+
+    def _learn(self, flat: np.ndarray, costs: np.ndarray) -> None:
+        w = self.weights.take(flat)
+        estimate = costs / (w / self._total)  # ĉ(a_t) = c_t(a_t) / p_t(a_t)
+        self.weights.put(flat, w * np.exp(-self.rate(self.t + 1) * estimate))
+
+
+class Exp3(LaneBandit):
     """Exp3 with a fixed ``eta`` (default sqrt(2 ln n / (n T))); ``doubling=True`` restarts it at
     steps 1, 2, 4, … with η_m = sqrt(2 ln n / (n 2^m)) instead."""
 
@@ -58,28 +118,17 @@ class Exp3(BanditLearner):
         self.doubling = bool(doubling)
         self.eta = None if doubling else (default_eta(self.horizon, self.n) if eta is None else check_positive("eta", eta))
         self._rng = rng
-        self._estimates = np.zeros(self.n)  # L̂ since the (epoch's) start
-        self._p = np.full(self.n, 1.0 / self.n)
-        self._action = self._draw()
+        self._start(Exp3Lanes(n=self.n, horizon=self.horizon, rng=rng, eta=self.eta, doubling=self.doubling))
 
     def rate(self, step: int) -> float:
         """η in force at 1-based step t."""
-        if not self.doubling:
-            return self.eta
-        return math.sqrt(2.0 * math.log(self.n) / (self.n * 2 ** epoch_of(step)))
+        return self._lane.rate(step)
 
-    def _draw(self) -> int:
-        return int(sample_by_inversion(self._p, self._rng.random()))
-
-    def _learn(self, action: int, cost: float) -> None:
-        self._estimates[action] += cost / self._p[action]
-
-    def _choose(self) -> int:
-        nxt = self._t + 1
-        if self.doubling and epoch_of(nxt) != epoch_of(self._t):  # a new epoch: restart
-            self._estimates[:] = 0.0
-        self._p = softmax(-self.rate(nxt) * self._estimates)
-        return self._draw()
+    @property
+    def probabilities(self) -> np.ndarray:
+        """p_t, the distribution the current step's arm is drawn from."""
+        w = self._lane.weights[0]
+        return w / w.sum()
 
 
 def Exp3Doubling(*, n: int, horizon: int, rng: np.random.Generator) -> Exp3:

@@ -41,6 +41,9 @@ class _Lanes:
         self.samplers = samplers or []  # per lane: the pair's stream for sampling mixed strategies
         self.domain = domain if isinstance(domain, CostDomain) else None
         self.n, self.horizon = n, horizon
+        # An adversary whose costs are all integers (0/1 Bernoulli costs) lets sums over time be
+        # taken in any order, with BLAS: they are exact, so the same floats as adding in order.
+        self.any_order = bool(getattr(seq, "integer_costs", False))
         self.problem = getattr(learners[0], "problem", "experts")
         self.action_set = getattr(learners[0], "action_set", None) or action_set
         lanes = len(learners)
@@ -92,9 +95,10 @@ class _Lanes:
         self.act = np.asarray(acts, dtype=np.int64 if self.problem == "experts" else np.float64)
 
     # -- drawing ----------------------------------------------------------------------------
-    def draw_rows(self, t0: int, t1: int) -> np.ndarray:
-        """Every lane's costs for steps t0+1..t1, from its own generator."""
-        costs = np.empty((len(self.learners), t1 - t0, self.n))
+    def draw_rows(self, t0: int, t1: int, out: np.ndarray | None = None) -> np.ndarray:
+        """Every lane's costs for steps t0+1..t1, from its own generator (into ``out``, a
+        (lanes, ≥ t1 − t0, n) buffer, when given: its first t1 − t0 rows)."""
+        costs = np.empty((len(self.learners), t1 - t0, self.n)) if out is None else out[:, : t1 - t0]
         for i in range(len(self.rngs)):  # one numpy draw per lane and chunk
             self.draw_lane(i, t0, t1, costs[i])
         return costs
@@ -211,7 +215,10 @@ class _Lanes:
         lane_sel = slice(None) if pair is None else slice(2 * pair, 2 * pair + 2)
         if self.counts is not None:  # steps each lane spent on each expert (for the majority decoder)
             flat = (np.arange(lanes)[:, None] * self.n + actions).ravel()
-            weights = np.broadcast_to(lengths, actions.shape).ravel()
+            if (lengths == 1).all():  # single steps: a count (exact, as the weighted sum of ones is)
+                weights = None
+            else:
+                weights = np.broadcast_to(lengths, actions.shape).ravel()
             self.counts[lane_sel] += np.bincount(flat, weights=weights, minlength=lanes * self.n).reshape(lanes, self.n)
         if expected:
             live = lengths > 0
@@ -293,7 +300,7 @@ class _Lanes:
         # checkpoints, not the steps): the very additions stepping makes
         totals, total, prev = [], cum_before, 0
         for m in j:
-            total = reduce_from(costs[:, prev:m], total)
+            total = reduce_from(costs[:, prev:m], total, self.any_order)
             totals.append(total)
             prev = m
         run_cum = np.stack(totals, axis=1)

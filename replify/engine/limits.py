@@ -18,6 +18,14 @@ DRIFT_SAMPLES = 32
 #: a chunk's arrays near the cache, and cost only one batched decision call per group.
 MAX_GROUP_PAIRS = 32
 
+#: Most pairs in one group of learners that play in lanes (``for_lanes``): every step is a few
+#: numpy operations over all of a group's lanes, so larger groups spread their fixed cost.
+LANE_GROUP_PAIRS = 256
+
+#: Bytes of the whole-sequence draws a group of lane-played learners may hold at once (an
+#: adversary with only ``sample(rng)``: every lane's (T, n) draw lives until its group ends).
+WHOLE_LANES_BYTES = 256 * 2**20
+
 
 
 #: Bytes of one lane's chunk on the block path: small enough to stay in cache between the draw

@@ -12,7 +12,7 @@ from replify.engine import limits
 from replify.engine.lanes import _Lanes, _check_decided
 from replify.engine.outcomes import accumulate, step_costs
 from replify.errors import ActionError, CostError, InvalidArgumentError
-from replify.components.bandits import BanditFeed, is_bandit
+from replify.components.bandits import BanditFeed, LaneFeed, is_bandit, lane_form
 from replify.components.blocks import block_ends, fold_blocks, reduce_from
 from replify.components.mixtures import sample_by_inversion
 
@@ -44,13 +44,22 @@ def _per_step(state: _Lanes, block_cls: type | None, budget: int) -> None:
             _blocks(state, block_cls, ends, sums, totals, t0, t1)
         return
     rows = max(1, budget // (lanes * n * 8))
+    # Bandit learners that offer the lane-batched form play every lane at once, step by step.
+    form = lane_form(state.learners)
+    feed = None if form is None else LaneFeed(form, n, lanes)
+    # Their chunks are drawn into one buffer (nothing keeps a chunk: they see copies of costs);
+    # learners stepped lane by lane get a fresh array, as one may keep what it was given.
+    buf = None if feed is None else np.empty((lanes, min(rows, horizon), n))
     for t0 in range(0, horizon, rows):
         t1 = min(horizon, t0 + rows)
-        costs = state.draw_rows(t0, t1)
-        played = [_play(state, i, costs[i], t0) for i in range(lanes)]  # each learner gets its own copy
-        actions, paid = np.stack([a for a, _ in played]), np.stack([p for _, p in played])
+        costs = state.draw_rows(t0, t1, out=buf)
+        if feed is not None:
+            actions, paid = feed.play(costs, t0)
+        else:
+            played = [_play(state, i, costs[i], t0) for i in range(lanes)]  # each learner gets its own copy
+            actions, paid = np.stack([a for a, _ in played]), np.stack([p for _, p in played])
         state.checkpoints_inside(t0, t1, state.paid, paid, state.cum, costs)
-        state.set_cum(reduce_from(costs, state.cum), t1)  # in time order, as stepping adds
+        state.set_cum(reduce_from(costs, state.cum, state.any_order), t1)  # in time order, as stepping adds
         state.account(actions, paid, np.ones(t1 - t0), np.arange(t0, t1))
 
 
@@ -298,7 +307,7 @@ def _play_lane(state: _Lanes, i: int, sums: bool, chunk_rows: int) -> tuple[np.n
             actions, step_paid = _play(state, i, rows, t)
             state.checkpoints_inside(t, t + steps, paid, step_paid[None], cum[None], rows[None], lanes=slice(i, i + 1))
             paid = accumulate(paid, step_paid[None])
-            cum = reduce_from(rows[None], cum[None])[0]
+            cum = reduce_from(rows[None], cum[None], state.any_order)[0]
             change = np.concatenate([[0], np.flatnonzero(actions[1:] != actions[:-1]) + 1])
             starts.append(t + change)
             acts.append(actions[change])

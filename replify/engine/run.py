@@ -45,6 +45,7 @@ import attrs
 import numpy as np
 
 from replify.checks import CostDomain, check_learner
+from replify.components.bandits import offers_lanes
 from replify.engine import limits
 from replify.engine.lanes import _Lanes, _block_class
 from replify.engine.outcomes import Outcomes
@@ -97,6 +98,12 @@ def _simulate(
     # pairs as keep a group's block sums within limits.WHOLE_SLICE_BYTES (per-pair costs amortised).
     whole = not callable(getattr(seq, "sample_chunk", None))
     group = 1 if whole else limits.MAX_GROUP_PAIRS
+    # Learners that play in lanes (bandit learners offering for_lanes) take one numpy operation
+    # per step across a group: one learner, built first, says whether they do, and groups grow.
+    lanes = bool(pair_ids) and offers_lanes(build(child(root, INTERNAL, pair_ids[0])))
+    if lanes:
+        per_pair = 2 * horizon * n * 8  # a whole-sequence adversary's two draws
+        group = min(limits.LANE_GROUP_PAIRS, max(1, limits.WHOLE_LANES_BYTES // per_pair)) if whole else limits.LANE_GROUP_PAIRS
     g0 = 0
     while g0 < len(pair_ids):
         ids = list(pair_ids[g0 : g0 + group])
@@ -131,7 +138,7 @@ def _simulate(
             _pair_by_pair(state, True, budget)
         elif use_fast:
             _fast(state, block_cls, budget)
-        elif whole and block_cls is None:
+        elif whole and block_cls is None and not lanes:
             _pair_by_pair(state, False, budget)
         else:
             _per_step(state, block_cls, budget)

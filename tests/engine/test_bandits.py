@@ -158,7 +158,7 @@ def test_exp3_by_hand():
     est = np.zeros(3)
     est[a] = 0.6 / (1 / 3)
     w = np.exp(-eta * est)
-    assert np.allclose(learner._p, w / w.sum())
+    assert np.allclose(learner.probabilities, w / w.sum())
     assert replify.make("exp3", n=3, horizon=50, seed=0).eta == pytest.approx(math.sqrt(2 * math.log(3) / (3 * 50)))
     doubling = replify.make("exp3-doubling", n=3, horizon=50, seed=0)
     assert doubling.rate(1) == pytest.approx(math.sqrt(2 * math.log(3) / 3)) and doubling.rate(5) == pytest.approx(math.sqrt(2 * math.log(3) / 12))

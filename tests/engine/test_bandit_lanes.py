@@ -1,0 +1,221 @@
+"""The lane-batched form of bandit learners: every lane of a group advances in one call per step,
+and a pair's results are the same floats as when each run is stepped alone — for every built-in
+that offers the form, on several adversaries, across chunk and group boundaries."""
+
+import numpy as np
+import pytest
+
+import replify
+import replify.components.bandits as bandits
+import replify.engine.paths as paths
+import replify.engine.run as run
+from replify.components.bandits import BanditLanes, LaneBandit
+from replify.engine import limits as engine  # the engine's sizes, which tests shrink
+from replify.errors import ActionError, LearnerProtocolError
+from replify.testing import check_lanes_equal_stepping
+
+from test_engine import UniformCosts
+
+#: Every field of a report that a pair's runs decide.
+FIELDS = ("regret", "identical", "first_divergence", "agreement", "action_counts", "pseudo_regret", "regret_curve",
+          "constant_regret", "disagreement_counts", "agreement_curve")
+
+
+def stepped_alone(monkeypatch):
+    """Turn the lane form off: the engine then plays every lane's learner by itself."""
+    monkeypatch.setattr(paths, "lane_form", lambda learners: None)
+    monkeypatch.setattr(run, "offers_lanes", lambda learner: False)
+
+
+def same(x, y, field):
+    if isinstance(x, dict):
+        assert isinstance(y, dict) and x.keys() == y.keys(), field
+        for key in x:
+            same(x[key], y[key], f"{field}[{key!r}]")
+    elif isinstance(x, tuple):
+        assert isinstance(y, tuple) and len(x) == len(y), field
+        for u, v in zip(x, y):
+            same(u, v, field)
+    elif x is None or y is None:
+        assert x is None and y is None, field
+    else:
+        x, y = np.asarray(x), np.asarray(y)
+        assert np.array_equal(x, y, equal_nan=x.dtype.kind == "f"), field
+
+
+def same_reports(a, b):
+    for field in FIELDS:
+        same(getattr(a, field), getattr(b, field), field)
+
+
+LEARNERS = {
+    "ucb1": {},
+    "exp3": {},
+    "exp3-doubling": {},
+    "thompson": {},
+}
+ADVERSARIES = {
+    "bernoulli-arms": {"gap": 0.2},
+    "switching-bernoulli": {"means": [[0.2, 0.5, 0.5, 0.5, 0.5], [0.5, 0.5, 0.5, 0.5, 0.2]], "switch_at": [150]},
+    "drifting-bernoulli": {"start": 0.2, "end": 0.8},
+    "coin": {"tau": 0.1},
+}
+
+
+@pytest.mark.parametrize("adversary", sorted(ADVERSARIES))
+@pytest.mark.parametrize("learner", sorted(LEARNERS))
+def test_lanes_play_every_pair_as_stepping_alone_does(learner, adversary, monkeypatch):
+    # chunks of 37 steps and groups of 3 pairs (5 pairs: groups of 3 and 2)
+    monkeypatch.setattr(engine, "MEMORY_BUDGET", 2 * 3 * 5 * 8 * 37)
+    monkeypatch.setattr(engine, "LANE_GROUP_PAIRS", 3)
+    n = 2 if adversary == "coin" else 5
+    kw = dict(n=n, horizon=300, pairs=5, seed=4, adversary_params=ADVERSARIES[adversary], progress=False)
+    lanes = replify.evaluate(learner, adversary, **kw)
+    with monkeypatch.context() as m:
+        stepped_alone(m)
+        alone = replify.evaluate(learner, adversary, **kw)
+    same_reports(lanes, alone)
+
+
+@pytest.mark.parametrize("chunked", [True, False])
+@pytest.mark.parametrize("learner", sorted(LEARNERS))
+def test_lanes_on_fractional_costs_and_a_whole_sequence_adversary(learner, chunked, monkeypatch):
+    # fractional costs (Thompson's coin flips), and an adversary with only sample(rng): its lanes'
+    # draws are held by the group (a budget of three pairs' draws: groups of 3 and 2)
+    monkeypatch.setattr(engine, "WHOLE_LANES_BYTES", 3 * 2 * 300 * 4 * 8)
+    monkeypatch.setattr(engine, "MEMORY_BUDGET", 6 * 4 * 8 * 50)
+    seq = UniformCosts(4, 300, chunked=chunked)
+    kw = dict(n=4, horizon=300, pairs=5, seed=9, progress=False)
+    lanes = replify.evaluate(learner, seq, **kw)
+    with monkeypatch.context() as m:
+        stepped_alone(m)
+        alone = replify.evaluate(learner, seq, **kw)
+    same_reports(lanes, alone)
+
+
+def test_sub_gaussian_ucb1_in_lanes_on_gaussian_arms(monkeypatch):
+    kw = dict(n=3, horizon=800, pairs=4, seed=2, sigma=0.5, progress=False)
+    lanes = replify.evaluate("ucb1", "gaussian-arms", **kw)
+    stepped_alone(monkeypatch)
+    same_reports(lanes, replify.evaluate("ucb1", "gaussian-arms", **kw))
+
+
+def test_a_pairs_results_do_not_depend_on_its_group(monkeypatch):
+    kw = dict(n=4, horizon=400, seed=6, progress=False)
+    many = replify.evaluate("exp3", "bernoulli-arms", pairs=6, **kw)
+    monkeypatch.setattr(engine, "LANE_GROUP_PAIRS", 1)
+    alone = replify.evaluate("exp3", "bernoulli-arms", pairs=6, **kw)
+    same_reports(many, alone)
+    assert np.array_equal(replify.evaluate("exp3", "bernoulli-arms", pairs=2, **kw).regret, many.regret[:2])
+
+
+def test_lanes_run_in_parallel_as_here():
+    kw = dict(n=4, horizon=400, pairs=6, seed=1, progress=False)
+    same_reports(replify.evaluate("ucb1", "bernoulli-arms", n_jobs=2, **kw), replify.evaluate("ucb1", "bernoulli-arms", **kw))
+
+
+# -- a user's lane form --------------------------------------------------------------------------
+class GreedyLanes(BanditLanes):
+    """Explore each arm with probability 0.1 (the lane's own generator), else the cheapest mean."""
+
+    per_lane = ("sums", "pulls")
+
+    def __init__(self, *, n, horizon, rng):
+        super().__init__(n=n, horizon=horizon, rngs=[rng])
+        self.sums, self.pulls = np.zeros((1, n)), np.ones((1, n))
+
+    def _choose(self):
+        u = np.array([rng.random() for rng in self.rngs])
+        explore = np.array([rng.integers(self.n) for rng in self.rngs])
+        return np.where(u < 0.1, explore, (self.sums / self.pulls).argmin(axis=1))
+
+    def _learn(self, flat, costs):
+        self.sums.put(flat, self.sums.take(flat) + costs)
+        self.pulls.put(flat, self.pulls.take(flat) + 1.0)
+
+
+class Greedy(LaneBandit):
+    uses = []  # the lane objects the engine asked for
+
+    def __init__(self, *, n, horizon, rng):
+        super().__init__(n=n, horizon=horizon)
+        self._start(GreedyLanes(n=self.n, horizon=self.horizon, rng=rng))
+
+    @classmethod
+    def for_lanes(cls, learners):
+        form = super().for_lanes(learners)
+        cls.uses.append(form.lanes)
+        return form
+
+
+class SharedStream(Greedy):
+    """Wrong: its lanes draw from one generator, so a lane's arms depend on its neighbours."""
+
+    @classmethod
+    def for_lanes(cls, learners):
+        form = LaneBandit.for_lanes.__func__(cls, learners)
+        form.rngs = [form.rngs[0]] * form.lanes
+        return form
+
+
+def test_a_users_lane_form_is_used_checked_and_equal_to_stepping(monkeypatch):
+    Greedy.uses.clear()
+    kw = dict(n=3, horizon=300, pairs=5, seed=8, progress=False)
+    lanes = replify.evaluate(Greedy, "bernoulli-arms", **kw)
+    assert Greedy.uses == [10]  # one object for the five pairs' ten lanes
+    stepped_alone(monkeypatch)
+    same_reports(lanes, replify.evaluate(Greedy, "bernoulli-arms", **kw))
+    check_lanes_equal_stepping(Greedy)
+
+
+def test_the_conformance_check_catches_lanes_that_share_a_stream():
+    with pytest.raises(AssertionError, match="stepped alone"):
+        check_lanes_equal_stepping(SharedStream)
+
+
+class BadArms(Greedy):
+    arms = None
+
+    @classmethod
+    def for_lanes(cls, learners):
+        form = super().for_lanes(learners)
+        bad = cls.arms
+        form.act = lambda: bad(form.lanes)
+        return form
+
+
+@pytest.mark.parametrize("arms, message", [
+    (lambda k: np.full(k, 3), "lane 0 arm 3, outside \\[0, 3\\)"),
+    (lambda k: np.full(k, -1), "lane 0 arm -1"),
+    (lambda k: np.zeros(k + 1, dtype=np.int64), "integer array of shape \\(4,\\)"),
+    (lambda k: np.zeros(k), "integer array of shape"),
+])
+def test_bad_arms_from_a_lane_form_are_named(arms, message, monkeypatch):
+    monkeypatch.setattr(BadArms, "arms", staticmethod(arms))
+    with pytest.raises(ActionError, match=message):
+        replify.evaluate(BadArms, "bernoulli-arms", n=3, horizon=50, pairs=2, seed=0, progress=False)
+
+
+class NoUpdate(Greedy):
+    @classmethod
+    def for_lanes(cls, learners):
+        return object()
+
+
+def test_a_lane_form_without_act_and_update_is_refused():
+    with pytest.raises(LearnerProtocolError, match="for_lanes\\(\\) must return an object with act\\(\\) and update"):
+        replify.evaluate(NoUpdate, "bernoulli-arms", n=3, horizon=50, pairs=2, seed=0, progress=False)
+
+
+def test_lanes_refuse_what_the_protocol_forbids():
+    form = replify.make("ucb1", n=3, horizon=2, seed=0)._lane
+    form.update(form.act(), np.array([0.5]))
+    with pytest.raises(LearnerProtocolError, match="before act"):
+        form.update(np.array([1]), np.array([1.0]))
+    form.update(form.act(), np.array([0.5]))
+    with pytest.raises(LearnerProtocolError, match="after the horizon"):
+        form.act()
+    # learners built differently (another sigma) are not stacked: the engine steps them alone
+    mixed = [replify.make("ucb1", n=3, horizon=9, seed=0), replify.make("ucb1", n=3, horizon=9, seed=0, sigma=2.0)]
+    assert bandits.lane_form(mixed) is None
+    assert bandits.lane_form([replify.make("ucb1", n=3, horizon=9, seed=0), replify.make("exp3", n=3, horizon=9, seed=0)]) is None
