@@ -6,7 +6,9 @@ Run:  python benchmarks/bench.py            (about two minutes on 2 cores)
 
 from __future__ import annotations
 
+import math
 import os
+import subprocess
 import sys
 import time
 import warnings
@@ -15,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 import replify
+from replify.components.bandits import BanditLanes, LaneBandit
 from replify.randomness import DATA, INTERNAL, child, seed_sequence
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
@@ -91,9 +94,133 @@ def naive_pair(seq, root, k, T, n):
     return (runs[0] == runs[1]).all(), regrets
 
 
+# -- bandit learners in lanes -------------------------------------------------------------------
+BANDIT = dict(T=20_000, n=10, pairs=100)
+
+
+def numpy_ucb1(costs):
+    """A user's UCB1 in numpy, stepping: every arm once, then argmin of mean - sqrt(2 ln t / pulls)."""
+    T, n = costs.shape
+    pulls, sums, actions = np.zeros(n), np.zeros(n), np.empty(T, dtype=np.int64)
+    for t in range(T):
+        a = t if t < n else int(np.argmin(sums / pulls - np.sqrt(2.0 * math.log(t) / pulls)))
+        actions[t] = a
+        pulls[a] += 1.0
+        sums[a] += costs[t, a]
+    return costs[np.arange(T), actions].sum() - costs.sum(axis=0).min()
+
+
+def numpy_hedge(costs, rng, sample="choice"):
+    """A user's Hedge in numpy, stepping: p ∝ exp(-eta L), the action drawn with rng.choice (or,
+    ``sample="inversion"``, by inverting the cumulative weights with one uniform)."""
+    T, n = costs.shape
+    eta = math.sqrt(8.0 * math.log(n) / T)
+    cum, actions = np.zeros(n), np.empty(T, dtype=np.int64)
+    for t in range(T):
+        w = np.exp(-eta * (cum - cum.min()))
+        if sample == "choice":
+            actions[t] = rng.choice(n, p=w / w.sum())
+        else:
+            c = np.cumsum(w)
+            actions[t] = np.searchsorted(c, rng.random() * c[-1])
+        cum += costs[t]
+    return costs[np.arange(T), actions].sum() - costs.sum(axis=0).min()
+
+
+def per_run(fn, runs):
+    """Seconds per run of ``fn(costs)`` on fresh iid Bernoulli costs (drawn in numpy, untimed)."""
+    T, n = BANDIT["T"], BANDIT["n"]
+    rng = np.random.default_rng(0)
+    total = 0.0
+    for _ in range(runs):
+        costs = (rng.random((T, n)) < np.linspace(0.3, 0.7, n)).astype(float)
+        total += timed(lambda: fn(costs))[0]
+    return total / runs
+
+
+def engine_per_run(learner, adversary="bernoulli-arms", **kw):
+    """Seconds per run (one lane) of evaluate() at BANDIT's sizes."""
+    T, n, pairs = BANDIT["T"], BANDIT["n"], BANDIT["pairs"]
+    replify.evaluate(learner, adversary, n=n, horizon=2_000, pairs=4, seed=0, progress=False, **kw)  # warm
+    seconds, _ = timed(lambda: replify.evaluate(learner, adversary, n=n, horizon=T, pairs=pairs, seed=0, progress=False, **kw))
+    return seconds / (2 * pairs)
+
+
+class NullLanes(BanditLanes):
+    """A lane form that does nothing (arm 0 every step): what the engine costs around a learner."""
+
+    def __init__(self, *, n, horizon):
+        super().__init__(n=n, horizon=horizon, rngs=[None])
+
+    def _choose(self):
+        return np.zeros(self.lanes, dtype=np.int64)
+
+    def _learn(self, flat, costs):
+        pass
+
+
+class Null(LaneBandit):
+    def __init__(self, *, n, horizon, rng=None):
+        super().__init__(n=n, horizon=horizon)
+        self._start(NullLanes(n=self.n, horizon=self.horizon))
+
+
+def mabwiser_per_run():
+    """mabwiser's UCB1 through its online partial_fit, one step at a time (None when it is not
+    installed); timed over 2 000 steps and scaled to BANDIT's T."""
+    try:
+        from mabwiser.mab import MAB, LearningPolicy
+    except ImportError:
+        return None
+    T, n, steps = BANDIT["T"], BANDIT["n"], 2_000
+    rng = np.random.default_rng(0)
+    costs = (rng.random((steps, n)) < np.linspace(0.3, 0.7, n)).astype(float)
+    mab = MAB(arms=list(range(n)), learning_policy=LearningPolicy.UCB1(alpha=1.0), seed=0)
+    mab.fit(decisions=list(range(n)), rewards=[0.5] * n)
+
+    def loop():
+        for t in range(steps):
+            a = mab.predict()
+            mab.partial_fit([a], [1.0 - costs[t, a]])
+
+    return timed(loop)[0] * T / steps
+
+
+def bandit_lanes(results):
+    ucb_loop = per_run(numpy_ucb1, 3)
+    print(f"  numpy UCB1 loop {ucb_loop / BANDIT['T'] * 1e6:.2f} us/step, {ucb_loop * 1e3:.1f} ms per run "
+          f"(T={BANDIT['T']}, n={BANDIT['n']})")
+    floor = engine_per_run(Null)
+    for name in ("ucb1", "thompson", "exp3"):
+        run = engine_per_run(name)
+        results.append((f"numpy UCB1 loop / {name} in lanes, per run, n=10 T=2e4 100 pairs", ucb_loop / run, ">= 30",
+                        ucb_loop / run >= 30))
+        print(f"  {name}: {run / BANDIT['T'] * 1e9:.0f} ns a step per run")
+    results.append(("numpy UCB1 loop / the engine around a lane learner that does nothing (the ceiling of any "
+                    "lane learner's ratio)", ucb_loop / floor, "-", True))
+    mab = mabwiser_per_run()
+    if mab is not None:
+        results.append(("mabwiser UCB1 partial_fit per run / numpy UCB1 loop per run", mab / ucb_loop, "-", True))
+    else:
+        print("  mabwiser is not installed: its figure is not printed")
+    rng = np.random.default_rng(1)
+    hedge_loop = per_run(lambda c: numpy_hedge(c, rng), 2)
+    hedge_inversion = per_run(lambda c: numpy_hedge(c, rng, "inversion"), 2)
+    for name in ("hedge", "ewa", "ftpl"):
+        run = engine_per_run(name, "iid-bernoulli")
+        results.append((f"numpy Hedge loop (rng.choice) / {name}, per run, n=10 T=2e4 100 pairs", hedge_loop / run,
+                        ">= 20", hedge_loop / run >= 20))
+        results.append((f"numpy Hedge loop (inversion) / {name}, per run", hedge_inversion / run, "-", True))
+    demo, _ = timed(lambda: subprocess.run([sys.executable, "-m", "replify.cli", "demo", "bandit-coin", "--quiet"],
+                                           check=True, capture_output=True))
+    results.append(("replify demo bandit-coin (seconds)", demo, "< 60", demo < 60))
+
+
 def main() -> None:
     print(f"replify {replify.__version__}, numpy {np.__version__}, {os.cpu_count()} cores")
     results = []
+
+    bandit_lanes(results)
 
     engine, floor = engine_vs_floor()
     results.append(("engine (fast path off) / drawing the costs, ftplb-star n=10 T=1e5 200 pairs", engine / floor, "<= 1.5", engine / floor <= 1.5))

@@ -38,7 +38,7 @@ def main(argv: list[str] | None = None) -> list[Path]:
     out, quick = args.out, args.quick
     out.mkdir(parents=True, exist_ok=True)
     written = []
-    for name, demo in DEMOS.items():  # the lower-bound demos (bandit-coin alone takes about 8 minutes in full)
+    for name, demo in DEMOS.items():  # the lower-bound demos (about a minute in all in full)
         written.append(demo(quick=quick, seed=0, progress=False).plot(out / f"demo-{name}.png") and out / f"demo-{name}.png")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", replify.errors.BlockSizeWarning)

@@ -506,7 +506,7 @@ def parser() -> argparse.ArgumentParser:
     demo = sub.add_parser("demo", help="the paper's lower bounds (bandit-coin: under bandit feedback) and the FLL example, "
                                        "from one command", formatter_class=_Help)
     demo.add_argument("demo", choices=["coin", "phases", "lazy-leader", "bandit-coin"], help="which demo")
-    demo.add_argument("--quick", action="store_true", help="small sizes: about 2 s (bandit-coin 10 s) instead of coin 30 s, phases 15 s, lazy-leader 3 s, bandit-coin 8 min")
+    demo.add_argument("--quick", action="store_true", help="small sizes: about 2 s (bandit-coin 1 s) instead of coin 30 s, phases 15 s, lazy-leader 3 s, bandit-coin 20 s")
     _common(demo, seed_help="the demo's seed")
     demo.add_argument("--json", metavar="PATH", help="write the table and settings as JSON")
     demo.add_argument("--plot", metavar="PATH", help="save the demo's plot (.png, .svg or .pdf)")

@@ -2,6 +2,8 @@
 and a pair's results are the same floats as when each run is stepped alone — for every built-in
 that offers the form, on several adversaries, across chunk and group boundaries."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -13,6 +15,7 @@ from replify.components.bandits import BanditLanes, LaneBandit
 from replify.engine import limits as engine  # the engine's sizes, which tests shrink
 from replify.errors import ActionError, LearnerProtocolError
 from replify.testing import check_lanes_equal_stepping
+from replify_plugins.bandits.thompson import ThompsonLanes
 
 from test_engine import UniformCosts
 
@@ -219,3 +222,36 @@ def test_lanes_refuse_what_the_protocol_forbids():
     mixed = [replify.make("ucb1", n=3, horizon=9, seed=0), replify.make("ucb1", n=3, horizon=9, seed=0, sigma=2.0)]
     assert bandits.lane_form(mixed) is None
     assert bandits.lane_form([replify.make("ucb1", n=3, horizon=9, seed=0), replify.make("exp3", n=3, horizon=9, seed=0)]) is None
+
+
+# -- Thompson sampling's posterior draws ---------------------------------------------------------
+def beta_cdf(x, a, b):
+    """The Beta(a, b) CDF for whole a, b: P(Binomial(a + b − 1, x) ≥ a)."""
+    m = a + b - 1
+    return sum(math.comb(m, j) * x**j * (1 - x) ** (m - j) for j in range(a, m + 1))
+
+
+def test_thompsons_posterior_draws_have_the_beta_law():
+    # 4000 lanes, each with its own generator, drawing three times (the third and later draws
+    # use the reserve of replacements too: Marsaglia & Tsang reject ~5% of proposals at shape 1).
+    # DKW: P(sup_x |F_m(x) - F(x)| > eps) <= 2 exp(-2 m eps^2); eps below makes it 1e-6 per arm
+    # and draw, so a correct sampler fails with probability < 3e-5 over the 30 checks (seeds fixed).
+    m, draws = 4000, 3
+    eps = math.sqrt(math.log(2 / 1e-6) / (2 * m))
+    shapes = [(1, 1), (1, 6), (4, 1), (7, 12), (40, 25)]
+    lanes = ThompsonLanes.stack([ThompsonLanes(n=len(shapes), horizon=10, rng=np.random.default_rng(s)) for s in range(m)])
+    a = np.array([p[0] for p in shapes], dtype=float)
+    b = np.array([p[1] for p in shapes], dtype=float)
+    lanes.successes[:], lanes.failures[:] = a - 1, b - 1
+    lanes._d[:] = np.concatenate([a, b]) - 1.0 / 3.0
+    lanes._c[:] = 1.0 / np.sqrt(9.0 * lanes._d)
+    for _ in range(draws):
+        theta = lanes.posterior_draws()
+        for k, (ak, bk) in enumerate(shapes):
+            x = np.sort(theta[:, k])
+            exact = beta_cdf(x, ak, bk)
+            gap = max(np.max(np.arange(1, m + 1) / m - exact), np.max(exact - np.arange(m) / m))
+            assert gap < eps, (ak, bk, gap)
+    # and the test has the power to see a shape off by one
+    x = np.sort(theta[:, 3])
+    assert np.max(np.abs(np.arange(1, m + 1) / m - beta_cdf(x, 8, 12))) > eps
