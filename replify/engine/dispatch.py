@@ -8,9 +8,11 @@ from typing import Any, Callable
 
 import numpy as np
 
+from replify.components.bandits import offers_lanes
 from replify.engine.outcomes import Outcomes
 from replify.engine.run import simulate
 from replify.errors import InvalidArgumentError
+from replify.randomness import INTERNAL, child
 
 def dispatch(
     build: Any, seq: Any, *, pair_ids: range, n_jobs: int, backend: str, scheduler: str | None,
@@ -23,7 +25,10 @@ def dispatch(
     pairs = len(pair_ids)
     if backend == "processes" and n_jobs == 1:
         return simulate(build, seq, pair_ids=pair_ids, progress=progress, **kw)
-    splits = [list(part) for part in np.array_split(np.asarray(pair_ids), min(pairs, 4 * n_jobs)) if part.size]
+    # Four splits a worker balance the load; learners that play in lanes gain from large groups
+    # (one numpy operation a step across a group), so each worker takes one split of them.
+    per_worker = 1 if offers_lanes(build(child(kw["root"], INTERNAL, pair_ids[0]))) else 4
+    splits = [list(part) for part in np.array_split(np.asarray(pair_ids), min(pairs, per_worker * n_jobs)) if part.size]
     if backend == "processes":
         try:
             from joblib import Parallel, delayed
