@@ -23,6 +23,9 @@ class IidBernoulli(ChunkedSequence):
         self.means = check_means("means", means, n)  # ours: later changes to the caller's array don't leak in
         self.scale = check_scale(scale)
         self.integer_costs = self.scale == 1.0
+        # the same law at every step: a segment's sums depend only on its length (the engine's
+        # block-sum path for batched bandit learners relies on it)
+        self.iid = True
 
     def sample_chunk(
         self, rng: np.random.Generator, start: int, stop: int, out: np.ndarray | None = None

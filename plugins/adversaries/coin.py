@@ -50,6 +50,8 @@ def _sign(sign: Any, rng: np.random.Generator) -> int:
 
 class Coin(ChunkedSequence):
     integer_costs = True
+    #: the same law at every step (the bias is fixed before any cost is drawn)
+    iid = True
 
     def __init__(
         self, *, n: int, horizon: int, rng: np.random.Generator, tau: float | None = None, K: float | None = None,

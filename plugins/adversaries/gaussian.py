@@ -29,6 +29,9 @@ class GaussianArms(ChunkedSequence):
             raise InvalidArgumentError(f"best must be an arm in [0, {n}); got {best}")
         self.means = np.full(n, base)
         self.means[best] = base - gap
+        # the same law at every step: a segment's sums depend only on its length (the engine's
+        # block-sum path for batched bandit learners relies on it)
+        self.iid = True
 
     def sample_chunk(self, rng: np.random.Generator, start: int, stop: int, out: np.ndarray | None = None) -> np.ndarray:
         """Steps start+1..stop; consecutive chunks from one generator are one ``sample``'s rows."""

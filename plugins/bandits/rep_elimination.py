@@ -240,6 +240,34 @@ class RepElimination(BanditLearner):
             self._end_batch()
 
 
+    # -- cycles: the rest of the current phase as a round robin, for the engine's block-sum path
+    def next_cycle(self) -> tuple[np.ndarray, int]:
+        """The rest of the current phase as ``(arms, length)``: its steps play
+        ``arms[j % len(arms)]`` for j < length. The engine's block-sum path asks for it on an iid
+        adversary and answers with :meth:`observe_sums`."""
+        k = self._cycle.size
+        return np.roll(self._cycle, -(self._j % k)), self._length - self._j
+
+    def observe_sums(self, sums: Any, pulls: Any) -> None:
+        """Each arm's cost sum ``sums`` and pull count ``pulls`` (both (n,)) over the steps of the
+        last :meth:`next_cycle`."""
+        c, m = np.asarray(sums, dtype=np.float64), np.asarray(pulls)
+        length = self._length - self._j
+        if c.shape != (self.n,) or m.shape != (self.n,) or m.dtype.kind not in "iuf" or m.sum() != length:
+            raise InvalidArgumentError(f"observe_sums() needs {self.n} cost sums and pull counts adding up to the "
+                                       f"{length} steps of the cycle; got shapes {c.shape} and {m.shape}")
+        low, high = self.cost_range
+        if not (np.all(c >= low * m) and np.all(c <= high * m)):  # NaN fails too
+            raise CostError(f"cost sums {c.tolist()} over {m.tolist()} pulls are outside what costs in [{low:g}, {high:g}] add up to")
+        self.pulls += m.astype(np.int64)
+        self.sums += c
+        self._t += length
+        self._j = self._length
+        self._given = np.empty(0, dtype=np.int64)
+        if self._t < self.horizon:
+            self._end_batch()
+
+
 class RepETC(RepElimination):
     """Explore-then-commit: ``rep-elimination`` with ``rule="commit"`` (module docstring)."""
 

@@ -3,6 +3,7 @@ whole-sequence adversaries; and how one lane plays one chunk (its bandit feed, m
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -339,3 +340,120 @@ def _pair_by_pair(state: _Lanes, sums: bool, budget: int) -> None:
         state.account_segments(actions, np.diff(np.append(starts, horizon)), starts, pair=p)
     if state.disagree is not None:
         state.disagree = np.cumsum(state.disagree_steps[:-1], dtype=np.int32)
+
+
+# -- batched bandit learners on an iid adversary: block sums ------------------------------------
+def _cycle_learners(learners: list, seq: Any) -> bool:
+    """Bandit learners whose batches are round robins (``next_cycle() -> (arms, length)``,
+    ``observe_sums(sums, pulls)``) on an adversary whose law is the same at every step (``iid``)
+    and that draws segment sums (``sample_sums``): the block-sum path can play them."""
+    return (bool(getattr(seq, "iid", False)) and callable(getattr(seq, "sample_sums", None))
+            and all(is_bandit(lr) and callable(getattr(lr, "next_cycle", None)) and callable(getattr(lr, "observe_sums", None))
+                    for lr in learners))
+
+
+def _round_robin_pulls(arms: np.ndarray, begin: int, end: int, n: int) -> np.ndarray:
+    """How often each of the n arms is played at steps j = begin..end−1 of ``arms[j % k]``."""
+    k = arms.size
+    q = np.arange(k)
+    per_position = (end - q + k - 1) // k - (begin - q + k - 1) // k
+    return np.bincount(arms, weights=per_position, minlength=n).astype(np.int64)
+
+
+def _cycle_lane(state: _Lanes, i: int) -> list[tuple[int, int, np.ndarray]]:
+    """Run lane ``i`` alone with block sums: each batch (a round robin fixed before its costs) is
+    cut at the checkpoints inside it, and each piece's costs are drawn as one ``sample_sums`` call
+    with one segment per arm, as long as that arm's pulls in the piece (the steps an arm is played
+    are a set fixed in advance, so on an iid adversary their cost vectors sum to a segment's sum of
+    that length; the segments are disjoint sets of steps, so independent). Arm a observes entry a of
+    its own segment; every arm's total over the piece is the sum of all the segments. Exact in law.
+    Returns the lane's batches as (start, length, arms)."""
+    lr, rng, n, horizon = state.learners[i], state.rngs[i], state.n, state.horizon
+    name = type(lr).__name__
+    mean = None
+    if state.expected_sums is not None:  # the per-step means (the same at every step)
+        mean = as_float_array("the adversary's expected_sums(starts, stops)", state.expected_sums(np.array([0]), np.array([1])))[0]
+    batches: list[tuple[int, int, np.ndarray]] = []
+    paid, cum, counts, expected, t = 0.0, np.zeros(n), np.zeros(n), 0.0, 0
+    zeros = np.zeros(n, dtype=np.int64)
+    while t < horizon:
+        got = lr.next_cycle()
+        arms, length = np.asarray(got[0]), got[1]
+        if arms.ndim != 1 or arms.size == 0 or arms.dtype.kind not in "iu" or arms.min() < 0 or arms.max() >= n:
+            raise ActionError(f"{name}.next_cycle() at step {t + 1} must give a non-empty 1-d array of arms in [0, {n}); "
+                              f"got {arms!r}")
+        if not (isinstance(length, (int, np.integer)) and 1 <= length <= horizon - t):
+            raise InvalidArgumentError(f"{name}.next_cycle() at step {t + 1} must give a length in 1..{horizon - t}; got {length!r}")
+        arms, length = arms.astype(np.int64), int(length)
+        stops = np.union1d(state.checkpoints[(state.checkpoints > t) & (state.checkpoints < t + length)], [t + length])
+        seen, pulled, begin = np.zeros(n), np.zeros(n, dtype=np.int64), t
+        for stop in stops.tolist():
+            m = _round_robin_pulls(arms, begin - t, stop - t, n)
+            sums = as_float_array("the adversary's sample_sums(rng, starts, stops)", state.seq.sample_sums(rng, zeros, m))
+            if sums.shape != (n, n):
+                raise CostError(f"the adversary's sample_sums(rng, starts, stops) must return sums of shape ({n}, {n}); "
+                                f"got shape {sums.shape}")
+            state.check_sums(sums[None], zeros, m)
+            observed = np.diagonal(sums)
+            paid += float(observed.sum())
+            cum = cum + sums.sum(axis=0)
+            seen += observed
+            pulled += m
+            if mean is not None:
+                expected += float(m @ mean)
+            state.checkpoints_at(np.array([stop]), i, np.array([paid]), cum[None])
+            begin = stop
+        if not np.isfinite(cum).all():
+            raise CostError(f"the adversary drew non-finite costs by step {t + length}")
+        lr.observe_sums(seen, pulled)
+        counts += pulled
+        batches.append((t, length, arms))
+        t += length
+    state.paid[i], state.cum[i], state.expected_paid[i] = paid, cum, expected
+    if state.counts is not None:
+        state.counts[i] = counts
+    return batches
+
+
+def _cycle_agreement(a: list, b: list, horizon: int, edges: np.ndarray) -> tuple[float, int, np.ndarray]:
+    """The steps on which two runs' round robins play the same arm, their first difference (1-based,
+    0 if none) and the agreeing steps in each time bin of ``edges``. On a stretch where run A plays
+    ``ca[(ja + u) % ka]`` and run B ``cb[(jb + u) % kb]`` the match pattern repeats every
+    lcm(ka, kb) steps: counted over one period, then by whole periods."""
+    starts = np.union1d([s for s, _, _ in a], [s for s, _, _ in b])
+    stops = np.append(starts[1:], horizon)
+    where_a = np.searchsorted([s for s, _, _ in a], starts, side="right") - 1
+    where_b = np.searchsorted([s for s, _, _ in b], starts, side="right") - 1
+    total, first, curve = 0.0, 0, np.zeros(edges.size - 1)
+    for s, e, ia, ib in zip(starts.tolist(), stops.tolist(), where_a.tolist(), where_b.tolist()):
+        (sa, _, ca), (sb, _, cb) = a[ia], b[ib]
+        period = math.lcm(ca.size, cb.size)
+        u = np.arange(min(period, e - s))
+        same = ca[(s - sa + u) % ca.size] == cb[(s - sb + u) % cb.size]
+        prefix = np.concatenate([[0], np.cumsum(same)])
+        per_period = prefix[-1] if u.size == period else None
+
+        def upto(x: np.ndarray) -> np.ndarray:  # agreeing steps among the stretch's first x
+            if per_period is None:
+                return prefix[x]
+            return (x // period) * per_period + prefix[x % period]
+
+        total += float(upto(np.array([e - s]))[0])
+        if first == 0 and not same.all():
+            first = s + int(np.argmin(same)) + 1
+        lo, hi = np.clip(edges[:-1], s, e) - s, np.clip(edges[1:], s, e) - s
+        curve += upto(hi) - upto(lo)
+    return total, first, curve
+
+
+def _cycles(state: _Lanes) -> None:
+    """Batched bandit learners on an iid adversary, pair by pair, with block sums
+    (:func:`_cycle_lane`); the two runs compared over their round robins. The per-step
+    disagreement counts are not kept on this path (the report says None)."""
+    state.disagree = None
+    for p in range(len(state.learners) // 2):
+        a, b = _cycle_lane(state, 2 * p), _cycle_lane(state, 2 * p + 1)
+        agree, first, curve = _cycle_agreement(a, b, state.horizon, state.edges)
+        state.agree[p] = agree
+        state.first[p] = first
+        state.curve += curve

@@ -49,7 +49,7 @@ from replify.components.bandits import offers_lanes
 from replify.engine import limits
 from replify.engine.lanes import _Lanes, _block_class
 from replify.engine.outcomes import Outcomes
-from replify.engine.paths import _fast, _pair_by_pair, _per_step, _segment_learners
+from replify.engine.paths import _cycle_learners, _cycles, _fast, _pair_by_pair, _per_step, _segment_learners
 from replify.errors import InvalidArgumentError, ReplifyWarning
 from replify.randomness import DATA, INTERNAL, MIXED, child
 
@@ -125,16 +125,20 @@ def _simulate(
                        block=learners[0].block_size if block_cls is not None else None,
                        domain=getattr(learners[0], "domain", None) or domain)
         segmented = block_cls is None and _segment_learners(learners)
-        can_fast = (block_cls is not None or segmented) and callable(getattr(seq, "sample_sums", None))
+        cycles = block_cls is None and not segmented and _cycle_learners(learners, seq)
+        can_fast = ((block_cls is not None or segmented) and callable(getattr(seq, "sample_sums", None))) or cycles
         if fast_path and not can_fast:
             raise InvalidArgumentError(
                 "fast_path=True needs block learners (the paper's replicable algorithms, iid-experts or a wrapped learner) "
-                f"and an adversary that can draw block sums; got {type(learners[0]).__name__} and {type(seq).__name__}"
+                "and an adversary that can draw block sums, or batched bandit learners (next_cycle) and an iid adversary; "
+                f"got {type(learners[0]).__name__} and {type(seq).__name__}"
             )
         use_fast = can_fast and fast_path is not False
         if block_cls is not None:
             state.start_blocks()
-        if use_fast and segmented:
+        if use_fast and cycles:
+            _cycles(state)
+        elif use_fast and segmented:
             _pair_by_pair(state, True, budget)
         elif use_fast:
             _fast(state, block_cls, budget)
