@@ -40,6 +40,8 @@ from replify.sources import learner_arg
 
 #: Sizes the conformance checks use unless a spec's ``test_params`` say otherwise.
 CHECK_N, CHECK_HORIZON = 3, 120
+#: The horizon of the lane-form check, at least.
+LANE_CHECK_HORIZON = 2_500
 
 
 def assert_replicable(
@@ -106,8 +108,9 @@ def _costs(spec: Any, n: int, horizon: int, seed: int) -> np.ndarray:
     return costs / n if spec.norm == "l1" else costs
 
 
-def _build(spec: Any, seed: int) -> tuple[Any, int, int]:
-    n, horizon, params = _sizes(spec)
+def _build(spec: Any, seed: int, horizon: int | None = None) -> tuple[Any, int, int]:
+    n, sized, params = _sizes(spec)
+    horizon = sized if horizon is None else horizon
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ReplifyWarning)
         learner = spec.factory(n=n, horizon=horizon, rng=np.random.default_rng(seed), **params)
@@ -286,17 +289,20 @@ def check_lanes_equal_stepping(spec: Any) -> None:
     make = getattr(type(probe), "for_lanes", None)
     if not (is_bandit(probe) and callable(make)):
         return
-    lanes = 5
+    # long enough for what a lane form draws ahead in blocks to be drawn again (a refill that
+    # mixes the lanes' streams shows only then)
+    horizon = max(horizon, LANE_CHECK_HORIZON)
+    lanes = 6
     costs = []
     for i in range(lanes):  # fractional costs, and 0/1 costs (their own branch in some learners)
         c = _costs(spec, n, horizon, 40 + i)
         costs.append(np.round(c) if i % 2 else c)
     stepped = []
     for i in range(lanes):
-        learner, _, _ = _build(spec, 30 + i)
+        learner, _, _ = _build(spec, 30 + i, horizon)
         stepped.append([int(_step(learner, c)) for c in costs[i]])
     for group in (list(range(lanes)), [3, 0], [4]):
-        form = make([_build(spec, 30 + i)[0] for i in group])
+        form = make([_build(spec, 30 + i, horizon)[0] for i in group])
         assert form is not None, f"{spec.name}: for_lanes() refused {len(group)} learners built alike"
         for t in range(horizon):
             arms = np.asarray(form.act())

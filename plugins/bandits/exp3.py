@@ -8,9 +8,9 @@ sqrt(2 T n ln n) against any oblivious adversary.
 restarts with η_m = sqrt(2 ln n / (n 2^m)); its regret is at most (√2/(√2 − 1))·sqrt(2 T n ln n).
 Both draw from their own generator every step: not replicable.
 
-**As computed.** The weights w(a) = exp(−η L̂(a)) are kept and updated multiplicatively — only the
-played arm's changes, w(a_t) ← w(a_t)·exp(−η ĉ_t(a_t)) — and p_t = w / Σ w; a row whose sum falls
-below 2^−600 is divided by it (p is unchanged, nothing underflows). Each step's arm is drawn by
+**As computed.** The log-weights −η L̂(a) are kept — only the played arm's changes, by −η ĉ_t(a_t) —
+and p_t = w / Σ w with w = exp(−η L̂ + η min L̂), the largest weight 1 (nothing overflows or
+underflows to an all-zero row, whatever η). Each step's arm is drawn by
 inversion of the cumulative weights with one uniform of the learner's generator, the uniforms
 drawn ahead in blocks (the same stream as one draw a step). :class:`Exp3Lanes` does this for
 every lane of an evaluation at once (the lane-batched form of :mod:`replify.components.bandits`);
@@ -51,23 +51,25 @@ def doubling_regret_bound(*, horizon: int, n: int) -> float:
 
 #: Uniforms drawn ahead per lane at a time (8 KiB a lane).
 UNIFORM_BLOCK = 1024
-#: A row of weights whose sum falls below this is divided by its sum.
-TINY = 2.0**-600
+#: The smallest uniform used: u = 0 would pick an arm of weight 0 by inversion (a change of law
+#: below 2^-60).
+SMALLEST_UNIFORM = 2.0**-60
 
 
 class Exp3Lanes(BanditLanes):
-    """Exp3 on many lanes at once: each lane's weights, and its uniforms drawn ahead."""
+    """Exp3 on many lanes at once: each lane's log-weights −η L̂, and its uniforms drawn ahead."""
 
-    per_lane = ("weights", "_uniforms", "_total")
+    per_lane = ("log_weights", "_uniforms", "_weights", "_total")
     shared = ("eta", "doubling", "_next")
 
     def __init__(self, *, n: int, horizon: int, rng: np.random.Generator, eta: float | None, doubling: bool) -> None:
         super().__init__(n=n, horizon=horizon, rngs=[rng])
         self.eta, self.doubling = eta, doubling
-        self.weights = np.ones((1, n))
+        self.log_weights = np.zeros((1, n))  # −η L̂, since the (epoch's) start
         self._uniforms = np.empty((1, 0))  # this block's uniforms, one a step; _next: the next one's column
         self._next = 0
-        self._total = np.ones(1)  # Σ w of each lane when its arm was drawn
+        self._weights = np.ones((1, n))  # this step's weights, the largest 1, and their sum
+        self._total = np.full(1, float(n))
 
     def rate(self, step: int) -> float:
         """η in force at 1-based step t."""
@@ -78,28 +80,23 @@ class Exp3Lanes(BanditLanes):
     def _choose(self) -> np.ndarray:
         step = self.t + 1
         if self.doubling and step > 1 and epoch_of(step) != epoch_of(step - 1):  # a new epoch: restart
-            self.weights[:] = 1.0
+            self.log_weights[:] = 0.0
         if self._next == self._uniforms.shape[1]:
             size = min(UNIFORM_BLOCK, self.horizon - self.t)
-            self._uniforms = np.stack([rng.random(size) for rng in self.rngs])
+            self._uniforms = np.maximum(np.stack([rng.random(size) for rng in self.rngs]), SMALLEST_UNIFORM)
             self._next = 0
         u = self._uniforms[:, self._next]
         self._next += 1
-        cdf = np.cumsum(self.weights, axis=1)
-        total = cdf[:, -1]
-        if total.min() < TINY:
-            low = total < TINY
-            self.weights[low] /= total[low, None]
-            cdf[low] = np.cumsum(self.weights[low], axis=1)
-            total = cdf[:, -1]
-        self._total = total
+        # weights relative to the largest (which is 1): the sum is at least 1, nothing overflows
+        w = np.exp(self.log_weights - self.log_weights.max(axis=1, keepdims=True))
+        cdf = np.cumsum(w, axis=1)
+        self._weights, self._total = w, cdf[:, -1]
         # inversion: the first arm whose cumulative weight reaches u·Σw (u < 1, so the last one does)
-        return (cdf >= (u * total)[:, None]).argmax(axis=1)
+        return (cdf >= (u * self._total)[:, None]).argmax(axis=1)
 
     def _learn(self, flat: np.ndarray, costs: np.ndarray) -> None:
-        w = self.weights.take(flat)
-        estimate = costs / (w / self._total)  # ĉ(a_t) = c_t(a_t) / p_t(a_t)
-        self.weights.put(flat, w * np.exp(-self.rate(self.t + 1) * estimate))
+        p = self._weights.take(flat) / self._total  # p_t(a_t) > 0: an arm of weight 0 is never drawn
+        self.log_weights.put(flat, self.log_weights.take(flat) - self.rate(self.t + 1) * (costs / p))
 
 
 class Exp3(LaneBandit):
@@ -127,7 +124,8 @@ class Exp3(LaneBandit):
     @property
     def probabilities(self) -> np.ndarray:
         """p_t, the distribution the current step's arm is drawn from."""
-        w = self._lane.weights[0]
+        lw = self._lane.log_weights[0]
+        w = np.exp(lw - lw.max())
         return w / w.sum()
 
 

@@ -39,32 +39,37 @@ phase at most**, and the best arm at none. Given the history F_{p−1} (the earl
 cards), on which the runs agree, the active set A is fixed, both runs' phase-p means are
 independent copies independent of F_{p−1}, and θ_p is independent of all of them, so
 
-    P(θ_p between Ĝ_i and Ĝ'_i | F_{p−1}) ≤ E|Ĝ_i − Ĝ'_i| / w_p ≤ (E|m_i − m'_i| + E|M_A − M'_A|) / w_p
-                                          ≤ (sqrt(1/2) + sqrt(2)) / (sqrt(n_p) · w_p) =: q_p:
+    P(θ_p between Ĝ_i and Ĝ'_i | F_{p−1}) ≤ E|Ĝ_i − Ĝ'_i| / w_p ≤ sqrt(2 Var Ĝ_i) / w_p
+                                          ≤ sqrt(5/2) / (sqrt(n_p) · w_p) =: q_p,
 
-E|m_i − m'_i| ≤ sqrt(E(m_i − m'_i)²) ≤ sqrt(2 · 1/(4n_p)) for costs in [0, 1], and
-E|M_A − M'_A| ≤ sqrt(2 Var M_A) ≤ sqrt(2/n_p) by the Efron–Stein inequality: replacing one of arm
-j's n_p costs by an independent copy moves M_A by at most 1/n_p, and only if j is the argmin before
-or after, so Var M_A ≤ ½ Σ_j n_p · (1/n_p²) · 2 P(j is the argmin) = 1/n_p — whatever the number of
-arms. With at most n − 1 arms of positive gap,
+by Cauchy–Schwarz (Ĝ_i and Ĝ'_i are independent copies) and the Efron–Stein inequality for
+Ĝ_i = m_i − M_A as a function of the phase's n_p·|A| independent costs in [0, 1]: replacing one of
+arm i's costs by an independent copy moves Ĝ_i by at most |c − c'|/n_p (if i is the argmin on both
+sides Ĝ_i stays 0; if on one side, the move is at most that of m_i), a mean square of at most
+1/(2n_p²); replacing one of arm j's costs (j ≠ i) moves Ĝ_i only through M_A, by at most 1/n_p and
+only if j is the argmin before or after. So Var Ĝ_i ≤ ½ (n_p · 1/(2n_p²) + Σ_j n_p · 2P(j is the
+argmin)/n_p²) ≤ ½ (1/(2n_p) + 2/n_p) = 5/(4n_p) — whatever the number of arms and their ties
+(the argmin is the lowest index among the minima). With at most n − 1 arms of positive gap,
 
     ρ ≤ 2 Σ_{p ≤ P} δ_p + (n − 1) · max_p q_p.
 
 The default schedule spends ``delta_share``·ρ (default 2%) on the first term, δ_p equal across
 phases, and takes each N_p the smallest (above N_{p−1}) with w_p > 0 and q_p ≤ (1 − delta_share)·ρ
 / (n − 1): the bound is then at most ρ (``params.certified``). ``pull_scale`` < 1 shortens every
-phase, and the bound is recomputed for the shorter phases (then larger than ρ: measured, not
-certified). Against costs whose law changes over time the stack argument fails: measured only.
+phase, keeping the thresholds: the bound is recomputed for the shorter phases — larger than ρ, or
+none at all (infinite) when their radii no longer keep lo_p > 2ε_p and the widened ranges
+disjoint: measured, not certified. Against costs whose law changes over time the stack argument fails: measured only.
 
 **Regret** (not certified). On G an arm of gap Δ ∈ (a_p, r·a_p) is dropped at phase p with
 probability about (Δ − lo_p)/w_p and surely at phase p + 1, after N_{p+1} ≈ r²·N_p pulls; N_p grows
 as (n/(ρ a_p))²: the (n/ρ)² price of a union over arms, once per arm, that the papers discuss.
-Compared with ``rep-elimination``, whose bound charges every arm at every phase, the phases here
-are (P/3)² or so times shorter at the same ρ (measured in ``docs/bandits.md``).
+``rep-elimination``'s bound charges every arm at every phase; the regret of both, on the same
+means, is measured in ``docs/bandits.md``.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -108,9 +113,9 @@ class GapParams:
 
 
 def charge(*, fresh: float, width: float) -> float:
-    """q_p = (sqrt(1/2) + sqrt(2)) / (sqrt(n_p)·w_p): one arm's charge at its phase, n_p the phase's
-    own pulls of each active arm."""
-    return (math.sqrt(0.5) + math.sqrt(2.0)) / (math.sqrt(fresh) * width)
+    """q_p = sqrt(5/2) / (sqrt(n_p)·w_p): one arm's charge at its phase, n_p the phase's own pulls
+    of each active arm (module docstring)."""
+    return math.sqrt(2.5) / (math.sqrt(fresh) * width)
 
 
 def replicability_bound(*, n: int, deltas: Any, charges: Any) -> float:
@@ -167,6 +172,21 @@ def _schedule(n: int, horizon: float, delta: float, ratio: float, target: float)
     return out
 
 
+@functools.lru_cache(maxsize=256)
+def _phases(n: int, reach: float, budget: float, ratio: float, target: float) -> tuple[tuple[int, ...], int]:
+    """δ_p = budget/P: the largest P whose schedule at that δ_p still has P phases, and that
+    schedule (a larger P means a smaller δ_p, longer phases and fewer of them: the first P that
+    fails ends the search). Cached: every pair of an evaluation builds the learner twice."""
+    best: list[int] = []
+    phases = 1
+    for count in range(1, MAX_PHASES + 1):
+        found = _schedule(n, reach, budget / count, ratio, target)
+        if len(found) < count:
+            break
+        best, phases = found[:count], count
+    return tuple(best), phases
+
+
 def gap_parameters(
     *, horizon: int, n: int, rho: float, ratio: float | None = None, delta_share: float | None = None,
     pull_scale: float | None = None,
@@ -184,24 +204,23 @@ def gap_parameters(
         raise InvalidArgumentError(f"delta_share must be in (0, 1) (the share of rho spent on failures); got {share}")
     scale = 1.0 if pull_scale is None else check_positive("pull_scale", pull_scale)
     target = (1.0 - share) * rho / (n - 1)
-    # δ_p = share·ρ/(2P): the largest P whose schedule at that δ_p still has P phases
-    best: list[int] = []
-    phases = 1
-    reach = horizon / scale  # the unscaled schedule whose scaled phases fit the horizon
-    for count in range(1, MAX_PHASES + 1):
-        found = _schedule(n, reach, share * rho / (2.0 * count), r, target)
-        if len(found) >= count:
-            best, phases = found[:count], count
+    # δ_p = share·ρ/(2P); the unscaled schedule whose scaled phases fit the horizon
+    best, phases = _phases(n, horizon / scale, share * rho / 2.0, r, target)
     delta = share * rho / (2.0 * phases)
-    pulls = [max(1, math.ceil(v * scale)) for v in best]
-    pulls = [v for i, v in enumerate(pulls) if i == 0 or v > pulls[i - 1]]  # still increasing
-    radii, lows, highs = _ranges(n, pulls, delta, r)
-    widths = [h - lo for lo, h in zip(lows, highs)]
-    if any(w <= 0 for w in widths):  # a shortened schedule whose ranges no longer fit: no bound holds
+    pulls: list[int] = []
+    for v in best:  # shortened, and still increasing
+        pulls.append(max(math.ceil(v * scale), pulls[-1] + 1 if pulls else 1))
+    # the thresholds are the full schedule's; the radii and charges are those of the phases played
+    _, lows, highs = _ranges(n, list(best), delta, r)
+    radii = _ranges(n, pulls, delta, r)[0]
+    fresh = np.diff(np.concatenate([[0], pulls]))
+    charges = [charge(fresh=float(v), width=h - lo) for v, lo, h in zip(fresh, lows, highs)]
+    # the derivation needs lo_p > 2 eps_p and the widened ranges (lo_p - 2 eps_p, hi_p + 2 eps_p)
+    # disjoint: a shortened schedule whose radii break either certifies nothing
+    left = [lo - 2.0 * e for lo, e in zip(lows, radii)]
+    right = [h + 2.0 * e for h, e in zip(highs, radii)]
+    if any(lo <= 2.0 * e for lo, e in zip(lows, radii)) or any(right[i] > left[i - 1] for i in range(1, len(pulls))):
         charges = [math.inf] * len(pulls)
-    else:
-        fresh = np.diff(np.concatenate([[0], pulls]))
-        charges = [charge(fresh=float(v), width=w) for v, w in zip(fresh, widths)]
     deltas = [delta] * len(pulls)
     bound = replicability_bound(n=n, deltas=deltas, charges=charges)
     return GapParams(

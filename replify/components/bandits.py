@@ -46,6 +46,7 @@ those vectors (and pseudo-regret against the best mean, when the adversary knows
 
 from __future__ import annotations
 
+import inspect
 import math
 import numbers
 from typing import Any, ClassVar, Sequence
@@ -269,10 +270,17 @@ class LaneBandit(BanditLearner):
     @classmethod
     def for_lanes(cls, learners: Sequence[Any]) -> BanditLanes | None:
         """The lane-batched form of ``learners`` (module docstring), or None when they are not
-        all of this class, built alike, at the same step."""
-        if not learners or any(type(lr) is not cls for lr in learners):
+        all of this class, built alike, at the same step — or when the class changes how it
+        steps (a subclass overriding ``act``, ``update``, ``_learn`` or ``_choose``: its lane
+        object would not play what it does, so it is stepped lane by lane)."""
+        if not learners or any(type(lr) is not cls for lr in learners) or cls._steps_its_own_way():
             return None
         return type(learners[0]._lane).stack([lr._lane for lr in learners])
+
+    @classmethod
+    def _steps_its_own_way(cls) -> bool:
+        return not (cls.act is BanditLearner.act and cls.update is BanditLearner.update
+                    and cls._learn is LaneBandit._learn and cls._choose is LaneBandit._choose)
 
     def _learn(self, action: int, cost: float) -> None:
         self._lane.update(np.array([action], dtype=np.int64), np.array([cost]))
@@ -288,6 +296,9 @@ def lane_form(learners: Sequence[Any]) -> Any:
     make = getattr(cls, "for_lanes", None)
     if not callable(make) or any(type(lr) is not cls for lr in learners) or not is_bandit(learners[0]):
         return None
+    if not inspect.ismethod(make):  # a plain function: it would be called without the class
+        raise LearnerProtocolError(f"{cls.__name__}.for_lanes must be a classmethod taking the list of learners; "
+                                   f"got {type(make).__name__} {make!r}")
     lanes = make(list(learners))
     if lanes is None:
         return None

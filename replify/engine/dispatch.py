@@ -4,6 +4,7 @@ are split (the docs promise identical reports)."""
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Callable
 
 import numpy as np
@@ -11,7 +12,7 @@ import numpy as np
 from replify.components.bandits import offers_lanes
 from replify.engine.outcomes import Outcomes
 from replify.engine.run import simulate
-from replify.errors import InvalidArgumentError
+from replify.errors import InvalidArgumentError, ReplifyWarning
 from replify.randomness import INTERNAL, child
 
 def dispatch(
@@ -27,7 +28,9 @@ def dispatch(
         return simulate(build, seq, pair_ids=pair_ids, progress=progress, **kw)
     # Four splits a worker balance the load; learners that play in lanes gain from large groups
     # (one numpy operation a step across a group), so each worker takes one split of them.
-    per_worker = 1 if offers_lanes(build(child(kw["root"], INTERNAL, pair_ids[0]))) else 4
+    with warnings.catch_warnings():  # the caller has shown what building the learner warns of
+        warnings.simplefilter("ignore", ReplifyWarning)
+        per_worker = 1 if offers_lanes(build(child(kw["root"], INTERNAL, pair_ids[0]))) else 4
     splits = [list(part) for part in np.array_split(np.asarray(pair_ids), min(pairs, per_worker * n_jobs)) if part.size]
     if backend == "processes":
         try:

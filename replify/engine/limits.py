@@ -40,3 +40,8 @@ WHOLE_SLICE_BYTES = 1 * 2**20
 #: Bytes of one lane's chunk on the pair-by-pair path: the learner, the engine and numpy make a
 #: few temporaries of this size, small beside the one sequence a whole-sequence adversary draws.
 PAIR_CHUNK_BYTES = 2 * 2**20
+
+#: Batched bandit learners on an iid adversary take the block-sum path by default only from this
+#: many costs a run (T·n) on: below it, drawing every step's costs is cheaper than the path's work
+#: per batch and checkpoint (``fast_path=True`` takes it anyway).
+CYCLE_MIN_COSTS = 1 << 20

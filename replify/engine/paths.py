@@ -297,6 +297,7 @@ def _play_lane(state: _Lanes, i: int, sums: bool, chunk_rows: int) -> tuple[np.n
             state.check_sums(parts[None], lo, hi)
             running = np.cumsum(np.concatenate([cum[None], parts]), axis=0)[1:]
             lr.advance(parts.sum(axis=0), steps)
+            state.account_expected(np.array([[action]]), np.array([t]), np.array([t + steps]), lanes=slice(i, i + 1))
             piece_paid = np.cumsum(np.concatenate([paid, parts[:, action]]))[1:]
             state.checkpoints_at(hi, i, piece_paid, running)
             paid, cum = piece_paid[-1:], running[-1]
@@ -306,6 +307,9 @@ def _play_lane(state: _Lanes, i: int, sums: bool, chunk_rows: int) -> tuple[np.n
             rows = np.empty((int(steps), n))
             state.draw_lane(i, t, t + steps, rows)
             actions, step_paid = _play(state, i, rows, t)
+            # expected costs step by step, as the per-step path adds them (the same floats)
+            state.account_expected(actions[None], np.arange(t, t + steps), np.arange(t + 1, t + steps + 1),
+                                   lanes=slice(i, i + 1))
             state.checkpoints_inside(t, t + steps, paid, step_paid[None], cum[None], rows[None], lanes=slice(i, i + 1))
             paid = accumulate(paid, step_paid[None])
             cum = reduce_from(rows[None], cum[None], state.any_order)[0]
@@ -337,7 +341,7 @@ def _pair_by_pair(state: _Lanes, sums: bool, budget: int) -> None:
         starts = np.union1d(sa, sb)
         actions = np.stack([aa[np.searchsorted(sa, starts, side="right") - 1],
                             ab[np.searchsorted(sb, starts, side="right") - 1]])
-        state.account_segments(actions, np.diff(np.append(starts, horizon)), starts, pair=p)
+        state.account_segments(actions, np.diff(np.append(starts, horizon)), starts, pair=p, expected=False)
     if state.disagree is not None:
         state.disagree = np.cumsum(state.disagree_steps[:-1], dtype=np.int32)
 
@@ -352,18 +356,21 @@ def _cycle_learners(learners: list, seq: Any) -> bool:
                     for lr in learners))
 
 
-def _round_robin_pulls(arms: np.ndarray, begin: int, end: int, n: int) -> np.ndarray:
-    """How often each of the n arms is played at steps j = begin..end−1 of ``arms[j % k]``."""
+def _round_robin_pulls(arms: np.ndarray, begins: np.ndarray, ends: np.ndarray, n: int) -> np.ndarray:
+    """How often each of the n arms is played at steps j = begin..end−1 of ``arms[j % k]``, for
+    each (begin, end): (pieces, n)."""
     k = arms.size
     q = np.arange(k)
-    per_position = (end - q + k - 1) // k - (begin - q + k - 1) // k
-    return np.bincount(arms, weights=per_position, minlength=n).astype(np.int64)
+    per_position = (ends[:, None] - q + k - 1) // k - (begins[:, None] - q + k - 1) // k  # (pieces, k)
+    out = np.zeros((begins.size, n), dtype=np.int64)
+    np.add.at(out, (slice(None), arms), per_position)  # an arm may hold several positions
+    return out
 
 
 def _cycle_lane(state: _Lanes, i: int) -> list[tuple[int, int, np.ndarray]]:
     """Run lane ``i`` alone with block sums: each batch (a round robin fixed before its costs) is
-    cut at the checkpoints inside it, and each piece's costs are drawn as one ``sample_sums`` call
-    with one segment per arm, as long as that arm's pulls in the piece (the steps an arm is played
+    cut at the checkpoints inside it, and each piece's costs are drawn as one segment per arm, as
+    long as that arm's pulls in the piece — all in one ``sample_sums`` call (the steps an arm is played
     are a set fixed in advance, so on an iid adversary their cost vectors sum to a segment's sum of
     that length; the segments are disjoint sets of steps, so independent). Arm a observes entry a of
     its own segment; every arm's total over the piece is the sum of all the segments. Exact in law.
@@ -375,7 +382,6 @@ def _cycle_lane(state: _Lanes, i: int) -> list[tuple[int, int, np.ndarray]]:
         mean = as_float_array("the adversary's expected_sums(starts, stops)", state.expected_sums(np.array([0]), np.array([1])))[0]
     batches: list[tuple[int, int, np.ndarray]] = []
     paid, cum, counts, expected, t = 0.0, np.zeros(n), np.zeros(n), 0.0, 0
-    zeros = np.zeros(n, dtype=np.int64)
     while t < horizon:
         got = lr.next_cycle()
         arms, length = np.asarray(got[0]), got[1]
@@ -386,23 +392,25 @@ def _cycle_lane(state: _Lanes, i: int) -> list[tuple[int, int, np.ndarray]]:
             raise InvalidArgumentError(f"{name}.next_cycle() at step {t + 1} must give a length in 1..{horizon - t}; got {length!r}")
         arms, length = arms.astype(np.int64), int(length)
         stops = np.union1d(state.checkpoints[(state.checkpoints > t) & (state.checkpoints < t + length)], [t + length])
-        seen, pulled, begin = np.zeros(n), np.zeros(n, dtype=np.int64), t
-        for stop in stops.tolist():
-            m = _round_robin_pulls(arms, begin - t, stop - t, n)
-            sums = as_float_array("the adversary's sample_sums(rng, starts, stops)", state.seq.sample_sums(rng, zeros, m))
-            if sums.shape != (n, n):
-                raise CostError(f"the adversary's sample_sums(rng, starts, stops) must return sums of shape ({n}, {n}); "
-                                f"got shape {sums.shape}")
-            state.check_sums(sums[None], zeros, m)
-            observed = np.diagonal(sums)
-            paid += float(observed.sum())
-            cum = cum + sums.sum(axis=0)
-            seen += observed
-            pulled += m
-            if mean is not None:
-                expected += float(m @ mean)
-            state.checkpoints_at(np.array([stop]), i, np.array([paid]), cum[None])
-            begin = stop
+        begins = np.concatenate([[t], stops[:-1]])
+        # every piece's pulls per arm, (pieces, n), and one sample_sums call for all their segments
+        m = _round_robin_pulls(arms, begins - t, stops - t, n)
+        flat = m.ravel()
+        sums = as_float_array("the adversary's sample_sums(rng, starts, stops)",
+                              state.seq.sample_sums(rng, np.zeros_like(flat), flat))
+        if sums.shape != (flat.size, n):
+            raise CostError(f"the adversary's sample_sums(rng, starts, stops) must return sums of shape ({flat.size}, {n}); "
+                            f"got shape {sums.shape}")
+        state.check_sums(sums[None], np.zeros_like(flat), flat)
+        sums = sums.reshape(len(stops), n, n)
+        observed = np.diagonal(sums, axis1=1, axis2=2)  # (pieces, n): arm a's own segment, entry a
+        running_paid = paid + np.cumsum(observed.sum(axis=1))
+        running_cum = cum + np.cumsum(sums.sum(axis=1), axis=0)
+        state.checkpoints_at(stops, i, running_paid, running_cum)
+        paid, cum = float(running_paid[-1]), running_cum[-1]
+        seen, pulled = observed.sum(axis=0), m.sum(axis=0)
+        if mean is not None:
+            expected += float(pulled @ mean)
         if not np.isfinite(cum).all():
             raise CostError(f"the adversary drew non-finite costs by step {t + length}")
         lr.observe_sums(seen, pulled)

@@ -134,6 +134,8 @@ def _simulate(
                 f"got {type(learners[0]).__name__} and {type(seq).__name__}"
             )
         use_fast = can_fast and fast_path is not False
+        if cycles and fast_path is None and horizon * n < limits.CYCLE_MIN_COSTS:
+            use_fast = False  # short runs: drawing every step is cheaper than the block-sum path's overhead
         if block_cls is not None:
             state.start_blocks()
         if use_fast and cycles:

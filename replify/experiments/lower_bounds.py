@@ -418,7 +418,7 @@ def _plot_lazy(demo: Demo, path: Any) -> Any:
 # -- the bandit coin demo ----------------------------------------------------------------------
 #: The bandit coin demo's learners: the replicable ones (iid-certified at width_scale 1, measured
 #: below it), then the reference rows: ``constant`` and the non-replicable bandit baselines.
-BANDIT_REPLICABLE = ("rep-elimination", "rep-etc")
+BANDIT_REPLICABLE = {"rep-elimination": "width_scale", "rep-etc": "width_scale", "rep-gap-elimination": "pull_scale"}
 BANDIT_REFERENCES = ("constant", "ucb1", "thompson", "exp3")
 
 
@@ -430,10 +430,12 @@ def bandit_coin_demo(*, quick: bool = False, seed: int = 0, progress: ProgressAr
     The instance is the coin of ``thm:lower_bound_n=2_vanilla_replicability_experts``: two arms
     with mean costs ½ ∓ τ. Seeing only the played arm's cost makes learning harder, never easier, so
     the full-information bound (regret ≳ min(√T/ρ, T/64) on some τ) binds bandit learners too. Each
-    replicable learner runs at ρ = 0.1 over a grid of ``width_scale`` (1: the grid its iid bound
-    certifies; below 1, finer grids whose ρ is only measured); a row gives its worst regret over
-    the grid of τ, the largest ρ̂ over that grid with its exact interval, and its decoder's success at
-    the largest τ. Every (learner, width_scale, τ) cell is in ``settings["grid"]``.
+    replicable learner runs at ρ = 0.1 over a grid of its ``scale`` — ``width_scale`` for
+    ``rep-elimination`` and ``rep-etc``, ``pull_scale`` for ``rep-gap-elimination`` (1: the schedule
+    its iid bound certifies; below 1, finer grids or shorter phases whose ρ is only measured); a row
+    gives its worst regret over the grid of τ, the largest ρ̂ over that grid with its exact interval,
+    and its decoder's success at the largest τ. Every (learner, scale, τ) cell is in
+    ``settings["grid"]``.
     """
     # the baselines play their lanes together (about 0.2-0.8 us a step): about 20 s in all on 2 cores
     T = 1_000 if quick else 20_000
@@ -447,14 +449,16 @@ def bandit_coin_demo(*, quick: bool = False, seed: int = 0, progress: ProgressAr
     tick = _ticker(bar, len(runs) * len(taus))
     with _closing(bar):
         for label, scale in runs:
-            kw = {} if scale is None else {"rho": rho, "width_scale": scale}
-            cells, summary = _coin_cells(label, kw, cell={"algorithm": label, "width_scale": scale}, taus=taus, T=T,
-                                         pairs=pairs, seed=seed, tick=tick)
+            knob = BANDIT_REPLICABLE.get(label, "-")
+            kw = {} if scale is None else {"rho": rho, knob: scale}
+            cells, summary = _coin_cells(label, kw, cell={"algorithm": label, "knob": knob, "scale": scale}, taus=taus,
+                                         T=T, pairs=pairs, seed=seed, tick=tick)
             grid += cells
             claim = ("certified (iid)" if scale == 1.0 else "measured") if scale is not None else (
                 "none" if label != "constant" else "0 (any)")
-            rows.append({"algorithm": label, "width_scale": "-" if scale is None else scale, "rho claim": claim, **summary})
-    settings = {"T": T, "pairs per sign": pairs, "rho": rho, "width_scales": scales, "taus": taus, "seed": seed,
+            rows.append({"algorithm": label, "knob": knob, "scale": "-" if scale is None else scale, "rho claim": claim,
+                         **summary})
+    settings = {"T": T, "pairs per sign": pairs, "rho": rho, "scales": scales, "taus": taus, "seed": seed,
                 "grid": grid}
     return Demo("bandit-coin", rows, settings, _plot_bandit_coin)
 
@@ -465,11 +469,13 @@ def _plot_bandit_coin(demo: Demo, path: Any) -> Any:
     regrets = []
     for k, label in enumerate(BANDIT_REPLICABLE):
         rows = [r for r in demo.rows if r["algorithm"] == label]
+        if not rows:
+            continue
         c, m = colour(fig, label)
-        # at n = 2 the two rules play alike: the second is dashed and hollow, so that both show
+        # at n = 2 the two elimination rules play alike: the second is dashed and hollow, so that both show
         ax.plot([r["rho_hat"] for r in rows], [r["worst regret"] for r in rows], marker=m, color=c,
                 linestyle=("-", "--")[k % 2], fillstyle=("full", "none")[k % 2], markersize=(5, 9)[k % 2],
-                label=f"{label}\nwidth_scale {rows[0]['width_scale']:g} ... {rows[-1]['width_scale']:g}")
+                label=f"{label}\n{rows[0]['knob']} {rows[0]['scale']:g} ... {rows[-1]['scale']:g}")
         regrets += [r["worst regret"] for r in rows]
     for label, marker in zip(BANDIT_REFERENCES, ("s", "^", "v", "D")):
         row = next(r for r in demo.rows if r["algorithm"] == label)
@@ -483,7 +489,7 @@ def _plot_bandit_coin(demo: Demo, path: Any) -> Any:
     ax.set_ylabel("worst regret over the tau grid\n(measured)")
     log_axis(ax, "y", regrets + bound.tolist())
     set_title(ax, True, f"Bandit coin, n=2, T={T}, {demo.settings['pairs per sign']} pairs per sign and tau "
-              f"(nominal rho={demo.settings['rho']}); at n=2 the two replicable rules play alike")
+              f"(nominal rho={demo.settings['rho']}); at n=2 rep-elimination and rep-etc play alike")
     legend(ax)
     return save_figure(fig, path)
 

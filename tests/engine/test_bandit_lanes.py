@@ -255,3 +255,103 @@ def test_thompsons_posterior_draws_have_the_beta_law():
     # and the test has the power to see a shape off by one
     x = np.sort(theta[:, 3])
     assert np.max(np.abs(np.arange(1, m + 1) / m - beta_cdf(x, 8, 12))) > eps
+
+
+# -- what an independent review found --------------------------------------------------------------
+class Fractional:
+    """Costs uniform on [0, 1] (fractional), chunked; with the means, for the pseudo-regret."""
+
+    def __init__(self, n, horizon, chunked=True, means=None):
+        self.n, self.horizon = n, horizon
+        self.mu = np.linspace(0.2, 0.8, n) if means is None else np.asarray(means)
+        if chunked:
+            self.sample_chunk = lambda rng, start, stop: np.clip(rng.random((stop - start, n)) * 2 * self.mu, 0, 1)
+
+    def sample(self, rng):
+        return np.clip(rng.random((self.horizon, self.n)) * 2 * self.mu, 0, 1)
+
+    def expected_sums(self, starts, stops):  # not exactly the clipped means: all that matters is that it is one function
+        return np.outer(np.asarray(stops) - np.asarray(starts), self.mu)
+
+
+@pytest.mark.parametrize("eta", [800.0, 1e6])
+def test_exp3_with_a_huge_rate_stays_finite_and_equal_in_lanes(eta, monkeypatch):
+    # the weights are kept as logarithms relative to the largest: none overflows or underflows to
+    # an all-zero row (multiplying weights by exp(-eta c/p) did, and then a NaN lane kept its
+    # neighbours from being rescaled)
+    kw = dict(n=2, horizon=300, pairs=3, seed=5, eta=eta, progress=False)
+    lanes = replify.evaluate("exp3", Fractional(2, 300), **kw)
+    assert np.isfinite(lanes.regret).all()
+    learner = replify.make("exp3", n=2, horizon=50, seed=0, eta=eta)
+    for _ in range(50):
+        a = learner.act()
+        learner.update(a, 1.0 if a == 0 else 2.5e-4)
+    assert np.isfinite(learner.probabilities).all() and learner.probabilities[1] > 0.5  # it learned arm 1
+    stepped_alone(monkeypatch)
+    same_reports(lanes, replify.evaluate("exp3", Fractional(2, 300), **kw))
+
+
+def test_a_whole_sequence_adversary_with_means_gives_the_same_pseudo_regret(monkeypatch):
+    kw = dict(n=4, horizon=37, pairs=5, seed=3, progress=False)
+    lanes = replify.evaluate("ucb1", Fractional(4, 37, chunked=False), **kw)
+    stepped_alone(monkeypatch)
+    same_reports(lanes, replify.evaluate("ucb1", Fractional(4, 37, chunked=False), **kw))
+
+
+def test_a_subclass_that_steps_its_own_way_is_not_played_in_lanes(monkeypatch):
+    from replify_plugins.bandits.ucb1 import UCB1
+
+    class RiskAverse(UCB1):
+        def update(self, action, cost):
+            super().update(action, cost**0.5)
+
+    kw = dict(n=3, horizon=200, pairs=3, seed=0, progress=False)
+    assert RiskAverse.for_lanes([RiskAverse(n=3, horizon=9), RiskAverse(n=3, horizon=9)]) is None
+    lanes = replify.evaluate(RiskAverse, Fractional(3, 200), **kw)
+    plain = replify.evaluate("ucb1", Fractional(3, 200), **kw)
+    assert not np.array_equal(lanes.action_counts, plain.action_counts)
+    stepped_alone(monkeypatch)
+    same_reports(lanes, replify.evaluate(RiskAverse, Fractional(3, 200), **kw))
+
+
+def test_for_lanes_must_be_a_classmethod():
+    class Plain(Greedy):
+        for_lanes = staticmethod(lambda learners: None)
+
+    with pytest.raises(LearnerProtocolError, match="for_lanes must be a classmethod"):
+        replify.evaluate(Plain, "bernoulli-arms", n=3, horizon=50, pairs=2, seed=0, progress=False)
+
+
+class LateSharing(BanditLanes):
+    """Wrong only from step 129: its second block of uniforms is drawn from lane 0's generator."""
+
+    per_lane = ("sums", "pulls", "_u")
+    shared = ("_next",)
+    BLOCK = 128
+
+    def __init__(self, *, n, horizon, rng):
+        super().__init__(n=n, horizon=horizon, rngs=[rng])
+        self.sums, self.pulls = np.zeros((1, n)), np.ones((1, n))
+        self._u, self._next = rng.random((1, self.BLOCK)), 0
+
+    def _choose(self):
+        if self._next == self.BLOCK:
+            self._u, self._next = self.rngs[0].random((self.lanes, self.BLOCK)), 0
+        u = self._u[:, self._next]
+        self._next += 1
+        return np.where(u < 0.2, (u * 5 * self.n).astype(np.int64), (self.sums / self.pulls).argmin(axis=1))
+
+    def _learn(self, flat, costs):
+        self.sums.put(flat, self.sums.take(flat) + costs)
+        self.pulls.put(flat, self.pulls.take(flat) + 1.0)
+
+
+class LateGreedy(LaneBandit):
+    def __init__(self, *, n, horizon, rng):
+        super().__init__(n=n, horizon=horizon)
+        self._start(LateSharing(n=self.n, horizon=self.horizon, rng=rng))
+
+
+def test_the_check_plays_long_enough_to_see_a_late_refill():
+    with pytest.raises(AssertionError, match="stepped alone"):
+        check_lanes_equal_stepping(LateGreedy)

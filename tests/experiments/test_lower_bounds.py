@@ -167,17 +167,19 @@ def test_bandit_coin_demo_shows_the_replicable_learners_beside_the_references(ea
 
     demo = demo_json(early_subprocess)  # bandit_coin_demo(quick=True, seed=0).to_dict()
     assert demo["demo"] == "bandit-coin"
-    rows = {(r["algorithm"], r["width_scale"]): r for r in demo["rows"]}
-    assert {a for a, _ in rows} == {"rep-elimination", "rep-etc", "constant", "ucb1", "thompson", "exp3"}
+    rows = {(r["algorithm"], r["scale"]): r for r in demo["rows"]}
+    assert {a for a, _ in rows} == {"rep-elimination", "rep-etc", "rep-gap-elimination", "constant", "ucb1", "thompson",
+                                    "exp3"}
+    assert rows[("rep-gap-elimination", 1.0)]["knob"] == "pull_scale" and rows[("rep-etc", 1.0)]["knob"] == "width_scale"
     assert rows[("constant", "-")]["rho_hat"] == 0.0
     assert min(rows[(b, "-")]["rho_hat"] for b in ("ucb1", "thompson", "exp3")) >= 0.5  # measured 1.0
     pairs = 2 * demo["settings"]["pairs per sign"]
     for cell in demo["settings"]["grid"]:  # the certified grid: the iid bound rho = 0.1 is not refuted at any tau
-        if cell["width_scale"] == 1.0:
+        if cell["scale"] == 1.0:
             assert binomial_upper_tail(round(cell["rho_hat"] * pairs), pairs, 0.1) >= 1e-6, cell
     for (label, scale), row in rows.items():
         cells = [c for c in demo["settings"]["grid"] if c["algorithm"] == label
-                 and c["width_scale"] == (None if scale == "-" else scale)]
+                 and c["scale"] == (None if scale == "-" else scale)]
         assert len(cells) == len(demo["settings"]["taus"]) and row["worst regret"] == max(c["regret"] for c in cells)
     assert rows[("rep-elimination", 1.0)]["rho claim"] == "certified (iid)"
     assert rows[("rep-elimination", 0.01)]["rho claim"] == "measured"
