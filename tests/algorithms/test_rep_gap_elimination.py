@@ -71,12 +71,12 @@ def test_one_arm_in_the_middle_of_a_range_at_the_largest_variance():
     # against the bound's sqrt(5/2)/sqrt(n_p): the bound should be about twice the rate.
     p = gap_parameters(horizon=T2, n=2, rho=0.1)
     gap = (p.lows[1] + p.highs[1]) / 2
-    m = 1500
+    m = 1000
     k, report = parted([0.5 - gap / 2, 0.5 + gap / 2], T2, m, seed=7)
     assert k < binomial_upper(m, report.params["rho_bound"])  # not refuted
-    # and not loose: the rate is above a sixth of the bound, at level 1e-6 (the precise ratio, with
-    # 20 000 pairs, is in docs/bandits.md)
-    assert k >= binomial_upper(m, report.params["rho_bound"] / 6)
+    # and not loose: the rate is above an eighth of the bound, at level 1e-6 (the precise ratio,
+    # about 2 with 20 000 pairs, is in docs/bandits.md)
+    assert k >= binomial_upper(m, report.params["rho_bound"] / 8)
 
 
 def test_every_arm_inside_one_range_spread_and_at_its_edges():
@@ -96,7 +96,7 @@ def test_exact_ties_and_gaps_on_the_range_ends():
     horizon = 10**6
     p = gap_parameters(horizon=horizon, n=4, rho=0.1)
     assert len(p.pulls) >= 2
-    m = 500
+    m = 300
     for means in ([0.5] * 4, [0.4, 0.4 + p.lows[1], 0.4 + p.highs[1], 0.4 + 1 / 9]):
         k, report = parted(means, horizon, m, seed=11)
         assert k < binomial_upper(m, report.params["rho_bound"]), means
@@ -107,7 +107,7 @@ def test_the_attack_refutes_a_false_claim():
     # certified rho, so a wrong constant in the derivation would be seen
     p = gap_parameters(horizon=T2, n=2, rho=0.1, pull_scale=0.05)
     gap = (p.lows[-1] + p.highs[-1]) / 2
-    m = 600
+    m = 300
     k, _ = parted([0.5 - gap / 2, 0.5 + gap / 2], T2, m, seed=5, pull_scale=0.05)
     assert k >= binomial_upper(m, 0.1)
 
@@ -116,7 +116,7 @@ def test_the_block_sum_path_has_the_law_of_the_per_step_path():
     # A shortened schedule (decisions within T = 3000) on means where pairs part often. m pairs per
     # path; two-sample bounds with total false-alarm 1e-6 as in the engine's own law test:
     # proportions and the DKW distance of the regrets differ by at most 2*sqrt(ln(4/1e-6)/(2m)).
-    m = 600
+    m = 400
     kw = dict(n=3, horizon=3000, pairs=m, rho=0.1, pull_scale=0.002, adversary_params={"means": [0.35, 0.5, 0.62]},
               progress=False)
     fast = replify.evaluate("rep-gap-elimination", "iid-bernoulli", seed=1, fast_path=True, **kw)

@@ -68,11 +68,11 @@ ADVERSARIES = {
 @pytest.mark.parametrize("adversary", sorted(ADVERSARIES))
 @pytest.mark.parametrize("learner", sorted(LEARNERS))
 def test_lanes_play_every_pair_as_stepping_alone_does(learner, adversary, monkeypatch):
-    # chunks of 37 steps and groups of 3 pairs (5 pairs: groups of 3 and 2)
+    # chunks of 37 steps and groups of 3 pairs (4 pairs: groups of 3 and 1)
     monkeypatch.setattr(engine, "MEMORY_BUDGET", 2 * 3 * 5 * 8 * 37)
     monkeypatch.setattr(engine, "LANE_GROUP_PAIRS", 3)
     n = 2 if adversary == "coin" else 5
-    kw = dict(n=n, horizon=300, pairs=5, seed=4, adversary_params=ADVERSARIES[adversary], progress=False)
+    kw = dict(n=n, horizon=250, pairs=4, seed=4, adversary_params=ADVERSARIES[adversary], progress=False)
     lanes = replify.evaluate(learner, adversary, **kw)
     with monkeypatch.context() as m:
         stepped_alone(m)
