@@ -216,11 +216,26 @@ def bandit_lanes(results):
     results.append(("replify demo bandit-coin (seconds)", demo, "< 60", demo < 60))
 
 
+def certified_bandits(results):
+    """rep-gap-elimination at its certified schedule (rho = 0.1, n = 10, iid means 0.30 ... 0.75):
+    pseudo-regret over uniform exploration's at T = 1e8 and 1e9, and 20 pairs at T = 1e9."""
+    means = list(np.linspace(0.3, 0.75, 10))
+    kw = dict(n=10, rho=0.1, seed=0, progress=False, adversary_params={"means": means})
+    for T, target in ((10**8, 0.35), (10**9, 0.1)):
+        report = replify.evaluate("rep-gap-elimination", "iid-bernoulli", horizon=T, pairs=100, **kw)
+        ratio = report.pseudo_regret_mean / (0.225 * T)
+        results.append((f"rep-gap-elimination certified, pseudo-regret / uniform exploration's, T={T:.0e} (100 pairs, "
+                        f"rho_hat {report.rho_hat:.2f})", ratio, f"<= {target}", ratio <= target))
+    seconds, _ = timed(lambda: replify.evaluate("rep-gap-elimination", "iid-bernoulli", horizon=10**9, pairs=20, **kw))
+    results.append(("rep-gap-elimination, 20 pairs at T=1e9, n=10 (seconds)", seconds, "< 120", seconds < 120))
+
+
 def main() -> None:
     print(f"replify {replify.__version__}, numpy {np.__version__}, {os.cpu_count()} cores")
     results = []
 
     bandit_lanes(results)
+    certified_bandits(results)
 
     engine, floor = engine_vs_floor()
     results.append(("engine (fast path off) / drawing the costs, ftplb-star n=10 T=1e5 200 pairs", engine / floor, "<= 1.5", engine / floor <= 1.5))
