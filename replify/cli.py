@@ -24,6 +24,7 @@ import numpy as np
 import replify
 from replify._version import __version__
 from replify.checks import check_output_path
+from replify.components.bandits import reference_learners
 from replify.errors import OutputPathError, ReplifyError, ReplifyWarning
 from replify.experiments.lower_bounds import DEMOS
 from replify.experiments.sweeps import check_results_file
@@ -160,7 +161,8 @@ def _report_table(report: Any) -> str:
         f"  rho_hat          {report.rho_hat:.4f}   {rho_interval_label([report.rho_ci_kind])} CI [{lo:.4f}, {hi:.4f}]   "
         f"({report.failures} of {report.pairs} pairs differ; measured)",
     ]
-    bound = (report.params or {}).get("replicability_bound")
+    params = report.params or {}
+    bound = params.get("replicability_bound", params.get("rho_bound"))  # block learners; the bandit ones
     if (report.params or {}).get("calibration"):
         lines.append(f"  claim            {report.params['calibration']}")
     if bound is not None and report.certified is False and bound >= 1:
@@ -193,14 +195,19 @@ def _report_table(report: Any) -> str:
                      "(measured, simultaneous)")
     if report.first_divergence_median is not None:
         lines.append(f"  first divergence median step {report.first_divergence_median:.0f} (measured, over the pairs that part)")
-    if report.params:
+    if report.params and "block_size" not in report.params:  # a learner of phases (the bandit eliminations)
         p = report.params
+        shown = {k: p[k] for k in ("pulls", "width_scale", "pull_scale", "confidence_scale") if p.get(k) is not None}
+        lines.append("  parameters       " + ", ".join(f"{k}={v}" for k, v in shown.items()))
+    elif report.params:
+        p = report.params
+        name = p.get("algorithm") or report.learner
         if report.certified is False:  # the theorem does not apply to these parameters: do not cite it as if it did
-            lines.append(f"  parameters       {p.get('algorithm')}: B={p.get('block_size')}, eps={p.get('eps')} "
-                         f"(outside {p.get('theorem')}: not certified)")
+            outside = f"outside {p['theorem']}: not certified" if p.get("theorem") else "no theorem: measured"
+            lines.append(f"  parameters       {name}: B={p.get('block_size')}, eps={p.get('eps')} ({outside})")
         else:
             theorem = f" ({p['theorem']})" if p.get("theorem") else ""
-            lines.append(f"  parameters       {p.get('algorithm')}{theorem}: B={p.get('block_size')}, eps={p.get('eps')}")
+            lines.append(f"  parameters       {name}{theorem}: B={p.get('block_size')}, eps={p.get('eps')}")
     return "\n".join(lines)
 
 
@@ -208,6 +215,9 @@ def _report_table(report: Any) -> str:
 #: that a learner has something to learn (equal means leave nothing to learn, and every learner
 #: looks as good as ``constant``).
 SPREAD = (0.3, 0.7)
+#: Steps (pairs x 2 x T) beyond which ``run`` skips a reference row that steps every run (hedge,
+#: ucb1: about 0.15-0.3 us a step, so minutes), saying so.
+REFERENCE_STEPS = 10**9
 
 
 def _adversary_params(args: argparse.Namespace) -> tuple[dict[str, Any] | None, bool]:
@@ -241,8 +251,14 @@ def cmd_run(args: argparse.Namespace) -> int:
               "best (the command line's default instance; --adversary-param 'means=[...]' sets others)")
     experts = report.action_counts is not None or (learner.spec is not None and learner.spec.problem == "experts")
     if learner.replicable and experts and not args.no_references and args.name != "constant":
-        # A replicable learner is shown beside constant (replicable, learns nothing) and hedge (learns, not replicable).
-        for ref in ("constant", "hedge"):
+        # A replicable learner is shown beside constant (replicable, learns nothing) and a baseline that
+        # learns and is not replicable (hedge; ucb1 under bandit feedback), on the same draws.
+        feedback = learner.spec.feedback if learner.spec is not None else getattr(learner.obj, "feedback", "full")
+        for ref in reference_learners(feedback == "bandit"):
+            if ref != "constant" and 2 * args.pairs * args.T > REFERENCE_STEPS:
+                print(f"  reference {ref:<9} skipped: it steps every run, 2 x {args.pairs} x {args.T} steps "
+                      f"(more than {REFERENCE_STEPS:.0e}); run it at a smaller -T, or pass --no-references")
+                continue
             r = replify.evaluate(ref, adversary.obj, n=args.n, horizon=args.T, pairs=args.pairs, seed=args.seed,
                                  adversary_params=adversary_params, n_jobs=args.n_jobs, progress=_bar(args))
             rlo, rhi = r.regret_ci
@@ -457,7 +473,7 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--json", metavar="PATH", help="write the full report as JSON")
     run.add_argument("--plot", metavar="PATH", help="save the agreement-over-time plot (.png, .svg or .pdf)")
     run.add_argument("--no-references", dest="no_references", action="store_true",
-                     help="skip the reference rows (constant and hedge) printed beside a replicable learner")
+                     help="skip the reference rows (constant, and hedge or, for a bandit learner, ucb1) printed beside a replicable learner")
     run.set_defaults(func=cmd_run)
 
     ca = sub.add_parser("calibrate", help="knobs with the lowest measured regret that pass the stress suite's tests",

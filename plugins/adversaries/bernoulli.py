@@ -24,8 +24,9 @@ class IidBernoulli(ChunkedSequence):
         self.scale = check_scale(scale)
         self.integer_costs = self.scale == 1.0
         # the same law at every step: a segment's sums depend only on its length (the engine's
-        # block-sum path for batched bandit learners relies on it)
+        # block-sum path for batched bandit learners relies on it), and every cost is 0 or scale
         self.iid = True
+        self.cost_bounds = (min(0.0, self.scale), max(0.0, self.scale))
 
     def sample_chunk(
         self, rng: np.random.Generator, start: int, stop: int, out: np.ndarray | None = None

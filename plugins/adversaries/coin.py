@@ -50,8 +50,9 @@ def _sign(sign: Any, rng: np.random.Generator) -> int:
 
 class Coin(ChunkedSequence):
     integer_costs = True
-    #: the same law at every step (the bias is fixed before any cost is drawn)
+    #: the same law at every step (the bias is fixed before any cost is drawn), costs 0 or 1
     iid = True
+    cost_bounds = (0.0, 1.0)
 
     def __init__(
         self, *, n: int, horizon: int, rng: np.random.Generator, tau: float | None = None, K: float | None = None,

@@ -54,8 +54,10 @@ argmin)/n_p²) ≤ ½ (1/(2n_p) + 2/n_p) = 5/(4n_p) — whatever the number of a
     ρ ≤ 2 Σ_{p ≤ P} δ_p + (n − 1) · max_p q_p.
 
 The default schedule spends ``delta_share``·ρ (default 2%) on the first term, δ_p equal across
-phases, and takes each N_p the smallest (above N_{p−1}) with w_p > 0 and q_p ≤ (1 − delta_share)·ρ
-/ (n − 1): the bound is then at most ρ (``params.certified``). ``pull_scale`` < 1 shortens every
+phases, and takes each N_p the smallest (above N_{p−1}) with w_p > 0, q_p ≤ (1 − delta_share)·ρ
+/ (n − 1), ε_p ≤ ε_{p−1} (the disjointness above needs it) and ε_p ≤ (1 − 1/r)·a_p/4 (so that the
+next phase's range is not empty: without it a loose ρ would stop after one phase): the bound is
+then at most ρ (``params.certified``). ``pull_scale`` < 1 shortens every
 phase, keeping the thresholds: the bound is recomputed for the shorter phases — larger than ρ, or
 none at all (infinite) when their radii no longer keep lo_p > 2ε_p and the widened ranges
 disjoint: measured, not certified. Against costs whose law changes over time the stack argument fails: measured only.
@@ -151,7 +153,10 @@ def _schedule(n: int, horizon: float, delta: float, ratio: float, target: float)
         def fits(pulls: int) -> bool:
             eps = math.sqrt(log_term / (2.0 * (pulls - done)))
             width = min(1.0, ratio * a) - 2.0 * prev_eps - a - 2.0 * eps
-            return width > 0 and charge(fresh=pulls - done, width=width) <= target
+            # ε_p ≤ ε_{p−1} keeps the widened ranges disjoint; ε_p ≤ (1 − 1/r)·a_p/4 leaves the next
+            # phase a range (hi_{p+1} = a_p − 2ε_p above lo_{p+1}), so a loose ρ still gets phases
+            return (width > 0 and (not out or eps <= prev_eps) and eps <= (1.0 - 1.0 / ratio) * a / 4.0
+                    and charge(fresh=pulls - done, width=width) <= target)
 
         step = 1  # the phase's own pulls: doubled until they fit, then bisected
         while not fits(done + step):

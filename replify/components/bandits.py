@@ -16,6 +16,14 @@ and, optionally, for speed, the batch form the batched (and replicable) algorith
 When ``next_batch`` exists the engine uses it (and ``act``/``update`` are not called); a batch may
 run across the engine's chunks. Both forms must play the same arms on the same costs — the
 conformance check ``check_bandit_batches_equal_stepping`` (:mod:`replify.testing`) tests it.
+A batched learner whose batches are round robins, and which learns only each arm's cost sums,
+may also offer
+
+- ``next_cycle() -> (arms, length)``: the next batch plays ``arms[j % len(arms)]`` for j < length;
+- ``observe_sums(sums, pulls)``: each arm's cost sum and pull count over that batch, both (n,);
+
+the engine then plays it on an iid adversary with no per-step draw at all (its block-sum path:
+each arm's pulls drawn as one segment sum; docs/bandits.md).
 
 **The lane-batched form**, for speed across the many paired runs of an evaluation. Every pair
 runs the same learner on the same kind of instance, so the runs of a group — its *lanes* — can
@@ -63,6 +71,13 @@ def is_bandit(learner: Any) -> bool:
     other than "full" or "bandit" ("Bandit", say) is refused rather than read as full
     information, which would hand a bandit learner whole cost vectors."""
     return check_feedback(learner) == "bandit"
+
+
+def reference_learners(bandit: bool) -> tuple[str, str]:
+    """The reference rows shown beside a replicable learner: ``constant`` (replicable, learns
+    nothing) and a non-replicable baseline that learns — ``hedge``, or ``ucb1`` under bandit
+    feedback (a bandit learner is not compared with one that sees whole cost vectors)."""
+    return ("constant", "ucb1" if bandit else "hedge")
 
 
 class BanditFeed:

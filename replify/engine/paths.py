@@ -347,13 +347,20 @@ def _pair_by_pair(state: _Lanes, sums: bool, budget: int) -> None:
 
 
 # -- batched bandit learners on an iid adversary: block sums ------------------------------------
-def _cycle_learners(learners: list, seq: Any) -> bool:
+def _cycle_learners(learners: list, seq: Any, domain: Any) -> bool:
     """Bandit learners whose batches are round robins (``next_cycle() -> (arms, length)``,
-    ``observe_sums(sums, pulls)``) on an adversary whose law is the same at every step (``iid``)
-    and that draws segment sums (``sample_sums``): the block-sum path can play them."""
-    return (bool(getattr(seq, "iid", False)) and callable(getattr(seq, "sample_sums", None))
-            and all(is_bandit(lr) and callable(getattr(lr, "next_cycle", None)) and callable(getattr(lr, "observe_sums", None))
-                    for lr in learners))
+    ``observe_sums(sums, pulls)``) on an adversary whose law is the same at every step (``iid``),
+    that draws segment sums (``sample_sums``) and whose costs lie in the learner's domain
+    (``cost_bounds = (low, high)``: the block-sum path never sees a single cost, so it cannot
+    refuse one outside the domain as the per-step path does): the block-sum path can play them."""
+    if not (bool(getattr(seq, "iid", False)) and callable(getattr(seq, "sample_sums", None))):
+        return False
+    bounds = getattr(seq, "cost_bounds", None)
+    if domain is not None and not (isinstance(bounds, tuple) and len(bounds) == 2
+                                   and domain.low <= bounds[0] <= bounds[1] <= domain.high):
+        return False
+    return all(is_bandit(lr) and callable(getattr(lr, "next_cycle", None)) and callable(getattr(lr, "observe_sums", None))
+               for lr in learners)
 
 
 def _round_robin_pulls(arms: np.ndarray, begins: np.ndarray, ends: np.ndarray, n: int) -> np.ndarray:
@@ -370,9 +377,10 @@ def _round_robin_pulls(arms: np.ndarray, begins: np.ndarray, ends: np.ndarray, n
 def _cycle_lane(state: _Lanes, i: int) -> list[tuple[int, int, np.ndarray]]:
     """Run lane ``i`` alone with block sums: each batch (a round robin fixed before its costs) is
     cut at the checkpoints inside it, and each piece's costs are drawn as one segment per arm, as
-    long as that arm's pulls in the piece — all in one ``sample_sums`` call (the steps an arm is played
-    are a set fixed in advance, so on an iid adversary their cost vectors sum to a segment's sum of
-    that length; the segments are disjoint sets of steps, so independent). Arm a observes entry a of
+    long as that arm's pulls in the piece — all in one ``sample_sums`` call, the segments laid end
+    to end inside the batch's steps (the steps an arm is played are a set fixed in advance, so on an
+    iid adversary their cost vectors sum as a segment of that length does; the segments are disjoint
+    sets of steps, so independent). Arm a observes entry a of
     its own segment; every arm's total over the piece is the sum of all the segments. Exact in law.
     Returns the lane's batches as (start, length, arms)."""
     lr, rng, n, horizon = state.learners[i], state.rngs[i], state.n, state.horizon
@@ -384,24 +392,29 @@ def _cycle_lane(state: _Lanes, i: int) -> list[tuple[int, int, np.ndarray]]:
     paid, cum, counts, expected, t = 0.0, np.zeros(n), np.zeros(n), 0.0, 0
     while t < horizon:
         got = lr.next_cycle()
+        if not (isinstance(got, (tuple, list)) and len(got) == 2):
+            raise InvalidArgumentError(f"{name}.next_cycle() at step {t + 1} must return (arms, length); got {got!r}")
         arms, length = np.asarray(got[0]), got[1]
         if arms.ndim != 1 or arms.size == 0 or arms.dtype.kind not in "iu" or arms.min() < 0 or arms.max() >= n:
             raise ActionError(f"{name}.next_cycle() at step {t + 1} must give a non-empty 1-d array of arms in [0, {n}); "
                               f"got {arms!r}")
-        if not (isinstance(length, (int, np.integer)) and 1 <= length <= horizon - t):
+        if isinstance(length, (bool, np.bool_)) or not (isinstance(length, (int, np.integer)) and 1 <= length <= horizon - t):
             raise InvalidArgumentError(f"{name}.next_cycle() at step {t + 1} must give a length in 1..{horizon - t}; got {length!r}")
         arms, length = arms.astype(np.int64), int(length)
         stops = np.union1d(state.checkpoints[(state.checkpoints > t) & (state.checkpoints < t + length)], [t + length])
         begins = np.concatenate([[t], stops[:-1]])
-        # every piece's pulls per arm, (pieces, n), and one sample_sums call for all their segments
+        # every piece's pulls per arm, (pieces, n), and one sample_sums call for all their segments,
+        # laid end to end inside the batch's steps (disjoint segments: independent draws)
         m = _round_robin_pulls(arms, begins - t, stops - t, n)
         flat = m.ravel()
+        seg_stops = t + np.cumsum(flat)
+        seg_starts = seg_stops - flat
         sums = as_float_array("the adversary's sample_sums(rng, starts, stops)",
-                              state.seq.sample_sums(rng, np.zeros_like(flat), flat))
+                              state.seq.sample_sums(rng, seg_starts, seg_stops))
         if sums.shape != (flat.size, n):
             raise CostError(f"the adversary's sample_sums(rng, starts, stops) must return sums of shape ({flat.size}, {n}); "
                             f"got shape {sums.shape}")
-        state.check_sums(sums[None], np.zeros_like(flat), flat)
+        state.check_sums(sums[None], seg_starts, seg_stops)
         sums = sums.reshape(len(stops), n, n)
         observed = np.diagonal(sums, axis1=1, axis2=2)  # (pieces, n): arm a's own segment, entry a
         running_paid = paid + np.cumsum(observed.sum(axis=1))

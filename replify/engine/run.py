@@ -125,12 +125,13 @@ def _simulate(
                        block=learners[0].block_size if block_cls is not None else None,
                        domain=getattr(learners[0], "domain", None) or domain)
         segmented = block_cls is None and _segment_learners(learners)
-        cycles = block_cls is None and not segmented and _cycle_learners(learners, seq)
+        cycles = block_cls is None and not segmented and _cycle_learners(learners, seq, state.domain)
         can_fast = ((block_cls is not None or segmented) and callable(getattr(seq, "sample_sums", None))) or cycles
         if fast_path and not can_fast:
             raise InvalidArgumentError(
                 "fast_path=True needs block learners (the paper's replicable algorithms, iid-experts or a wrapped learner) "
-                "and an adversary that can draw block sums, or batched bandit learners (next_cycle) and an iid adversary; "
+                "and an adversary that can draw block sums, or batched bandit learners (next_cycle) and an iid adversary "
+                "whose cost_bounds lie in the learner's domain; "
                 f"got {type(learners[0]).__name__} and {type(seq).__name__}"
             )
         use_fast = can_fast and fast_path is not False

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from replify.components.bandits import is_bandit
+from replify.components.bandits import is_bandit, reference_learners
 from replify.errors import InvalidArgumentError, ReplifyWarning, warn
 from replify.evaluation.evaluate import evaluate
 from replify.evaluation.report import Report
@@ -72,7 +72,7 @@ def with_references(reports: list[Report], references: bool, where: str) -> list
         warnings.simplefilter("ignore", ReplifyWarning)
         bandit = is_bandit(build(child(root, INTERNAL, 0)))
     added = []
-    for name, missing in (("constant", not has_constant), ("ucb1" if bandit else "hedge", not has_baseline)):
+    for name, missing in zip(reference_learners(bandit), (not has_constant, not has_baseline)):
         if missing:
             added.append(evaluate(name, seq, n=first.n, horizon=first.horizon, pairs=first.pairs, seed=root,
                                   actions=action_set, progress=False))

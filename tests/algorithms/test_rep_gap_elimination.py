@@ -185,3 +185,93 @@ def test_round_robin_agreement_is_counted_exactly():
         total, first, curve = _cycle_agreement(runs[0], runs[1], horizon, edges)
         want = brute_agreement(runs[0], runs[1], horizon, edges)
         assert total == want[0] and first == want[1] and np.array_equal(curve, want[2])
+
+
+# -- what an independent review found --------------------------------------------------------------
+def test_every_default_schedule_is_certified_and_a_loose_rho_still_gets_phases():
+    # each phase's radius is at most the previous one's (the widened ranges stay disjoint) and at
+    # most (1 - 1/r) a_p / 4 (the next phase keeps a range): without them, n = 2 at rho = 0.15
+    # printed no bound, and rho = 0.3 stopped after one phase and learned nothing
+    for n in (2, 3, 5, 10):
+        for rho in (0.02, 0.12, 0.15, 0.3, 0.5, 0.9):
+            for horizon in (10**5, 10**9):
+                p = gap_parameters(horizon=horizon, n=n, rho=rho)
+                assert p.certified, (n, rho, horizon)
+                radii = np.array(p.radii)
+                assert (np.diff(radii) <= 0).all()
+                if horizon == 10**9:
+                    assert len(p.pulls) >= 3, (n, rho)
+
+
+def test_unbounded_costs_are_refused_as_on_the_per_step_path():
+    # the block-sum path never sees a single cost: it is taken only when the adversary's
+    # cost_bounds lie in the learner's domain (gaussian-arms declares none: its costs are unbounded)
+    kw = dict(n=2, horizon=10**7, pairs=2, seed=0, rho=0.1, progress=False, adversary_params={"sigma": 3.0})
+    with pytest.raises(replify.errors.CostError, match="must have entries in \\[0, 1\\]"):
+        replify.evaluate("rep-gap-elimination", "gaussian-arms", **kw)
+    with pytest.raises(replify.errors.InvalidArgumentError, match="cost_bounds"):
+        replify.evaluate("rep-gap-elimination", "gaussian-arms", fast_path=True, **kw)
+
+
+class SpyBernoulli:
+    """iid Bernoulli(1/2) costs, recording every segment the engine asks sums for."""
+
+    iid = True
+    integer_costs = True
+    cost_bounds = (0.0, 1.0)
+
+    def __init__(self, n, horizon):
+        self.n, self.horizon, self.calls = n, horizon, []
+
+    def sample_chunk(self, rng, start, stop):
+        return (rng.random((stop - start, self.n)) < 0.5).astype(float)
+
+    def sample(self, rng):
+        return self.sample_chunk(rng, 0, self.horizon)
+
+    def sample_sums(self, rng, starts, stops):
+        self.calls.append((np.asarray(starts).copy(), np.asarray(stops).copy()))
+        return rng.binomial((np.asarray(stops) - np.asarray(starts))[:, None], 0.5, size=(len(starts), self.n)).astype(float)
+
+
+def test_the_segments_asked_for_are_disjoint_steps_of_the_batch():
+    # an adversary may draw sums from one path (the sums of overlapping segments are then not
+    # independent): the engine asks only for disjoint segments, end to end, inside the horizon
+    seq = SpyBernoulli(3, 10**7)
+    replify.evaluate("rep-gap-elimination", seq, n=3, horizon=10**7, pairs=2, seed=0, rho=0.1, fast_path=True,
+                     progress=False)
+    assert seq.calls
+    for starts, stops in seq.calls:
+        assert (stops >= starts).all() and (starts[1:] == stops[:-1]).all()
+        assert starts[0] >= 0 and stops[-1] <= 10**7
+
+
+class BadCycles:
+    feedback = "bandit"
+    answer = None
+
+    def __init__(self, *, n, horizon, rng):
+        pass
+
+    def act(self):
+        return 0
+
+    def update(self, a, c):
+        pass
+
+    def next_cycle(self):
+        return type(self).answer
+
+    def observe_sums(self, sums, pulls):
+        pass
+
+
+@pytest.mark.parametrize("answer, message", [
+    (None, "must return \\(arms, length\\)"), (5, "must return \\(arms, length\\)"),
+    ((np.array([0]),), "must return \\(arms, length\\)"), ((np.array([0]), 3, 1), "must return \\(arms, length\\)"),
+    ((np.array([0]), True), "must give a length"), ((np.array([7]), 3), "arms in \\[0, 3\\)"),
+])
+def test_a_bad_cycle_is_named(answer, message, monkeypatch):
+    monkeypatch.setattr(BadCycles, "answer", answer)
+    with pytest.raises((replify.errors.InvalidArgumentError, replify.errors.ActionError), match=message):
+        replify.evaluate(BadCycles, "iid-bernoulli", n=3, horizon=1000, pairs=2, seed=0, fast_path=True, progress=False)
