@@ -30,6 +30,10 @@ def _seed_record(seed: Any) -> Any:
     return seed
 
 
+#: The most memory :meth:`Report.replay` may use for the two runs' per-step costs.
+REPLAY_BYTES = 2 * 2**30
+
+
 @attrs.frozen(eq=False, kw_only=True)
 class Replay:
     """One pair of an evaluation, run again from its seeds (:meth:`Report.replay`): both runs'
@@ -223,6 +227,13 @@ class Report:
         k = check_int("k", k, minimum=0)
         if k >= self.pairs:
             raise InvalidArgumentError(f"k must be a pair of this report, in [0, {self.pairs}); got {k}")
+        need = 2 * self.horizon * self.n * 8
+        if need > REPLAY_BYTES:  # a block-sum run at T = 10^9 never held a step's costs: a replay would
+            raise InvalidArgumentError(
+                f"this report cannot replay: a replay holds both runs' per-step costs, 2 x {self.horizon} x {self.n} "
+                f"floats ({need / 2**30:.3g} GiB, more than {REPLAY_BYTES / 2**30:g} GiB); evaluate the same learner "
+                "at a smaller horizon to look inside a pair"
+            )
         source = self.replay_source
         if isinstance(source, _Pickled):
             try:

@@ -275,3 +275,10 @@ def test_a_bad_cycle_is_named(answer, message, monkeypatch):
     monkeypatch.setattr(BadCycles, "answer", answer)
     with pytest.raises((replify.errors.InvalidArgumentError, replify.errors.ActionError), match=message):
         replify.evaluate(BadCycles, "iid-bernoulli", n=3, horizon=1000, pairs=2, seed=0, fast_path=True, progress=False)
+
+
+def test_a_replay_too_large_to_hold_is_refused_by_name():
+    report = replify.evaluate("rep-gap-elimination", "iid-bernoulli", n=10, horizon=10**9, pairs=2, seed=0, rho=0.1,
+                              progress=False)
+    with pytest.raises(replify.errors.InvalidArgumentError, match="cannot replay: a replay holds both runs"):
+        report.replay(0)
