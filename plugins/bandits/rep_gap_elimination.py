@@ -53,8 +53,12 @@ argmin)/n_p²) ≤ ½ (1/(2n_p) + 2/n_p) = 5/(4n_p) — whatever the number of a
 
     ρ ≤ 2 Σ_{p ≤ P} δ_p + (n − 1) · max_p q_p.
 
-The default schedule spends ``delta_share``·ρ (default 2%) on the first term, δ_p equal across
-phases, and takes each N_p the smallest (above N_{p−1}) with w_p > 0, q_p ≤ (1 − delta_share)·ρ
+Where to spend ρ: an instance may put every arm of positive gap in the range of one phase, so the
+certificate pays (n − 1)·max_p q_p, and a split that gives some phases a larger share of ρ only
+raises that maximum: each phase gets the same charge. What the early phases save is pulls — their
+ranges are wide, so the same charge needs far fewer of them (N_p grows as 1/w_p² ≈ 9^p) — and that
+is where the regret is saved. The default schedule spends ``delta_share``·ρ (default 2%) on the
+first term, δ_p equal across phases, and takes each N_p the smallest (above N_{p−1}) with w_p > 0, q_p ≤ (1 − delta_share)·ρ
 / (n − 1), ε_p ≤ ε_{p−1} (the disjointness above needs it) and ε_p ≤ (1 − 1/r)·a_p/4 (so that the
 next phase's range is not empty: without it a loose ρ would stop after one phase): the bound is
 then at most ρ (``params.certified``). ``pull_scale`` < 1 shortens every
