@@ -43,6 +43,10 @@ class SwitchingBernoulli(ChunkedSequence):
         self.bounds = np.concatenate([[0], cuts, [horizon]])  # piece j covers steps bounds[j]+1..bounds[j+1]
         self.scale = check_scale(scale)
         self.integer_costs = self.scale == 1.0
+        # piecewise iid: the law is the same at every step between these (0-based) steps, and every
+        # cost is 0 or scale (the engine's block-sum path for batched bandit learners relies on both)
+        self.law_changes = tuple(int(c) for c in cuts)
+        self.cost_bounds = (min(0.0, self.scale), max(0.0, self.scale))
 
     def _means_rows(self, start: int, stop: int) -> np.ndarray:
         piece = np.searchsorted(self.bounds, np.arange(start, stop), side="right") - 1

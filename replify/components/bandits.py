@@ -22,8 +22,8 @@ may also offer
 - ``next_cycle() -> (arms, length)``: the next batch plays ``arms[j % len(arms)]`` for j < length;
 - ``observe_sums(sums, pulls)``: each arm's cost sum and pull count over that batch, both (n,);
 
-the engine then plays it on an iid adversary with no per-step draw at all (its block-sum path:
-each arm's pulls drawn as one segment sum; docs/bandits.md).
+the engine then plays it on an iid (or piecewise-iid) adversary with no per-step draw at all (its
+block-sum path: each arm's pulls drawn as one segment sum; docs/bandits.md).
 
 **The lane-batched form**, for speed across the many paired runs of an evaluation. Every pair
 runs the same learner on the same kind of instance, so the runs of a group — its *lanes* — can

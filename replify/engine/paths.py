@@ -349,11 +349,12 @@ def _pair_by_pair(state: _Lanes, sums: bool, budget: int) -> None:
 # -- batched bandit learners on an iid adversary: block sums ------------------------------------
 def _cycle_learners(learners: list, seq: Any, domain: Any) -> bool:
     """Bandit learners whose batches are round robins (``next_cycle() -> (arms, length)``,
-    ``observe_sums(sums, pulls)``) on an adversary whose law is the same at every step (``iid``),
-    that draws segment sums (``sample_sums``) and whose costs lie in the learner's domain
+    ``observe_sums(sums, pulls)``) on an adversary whose law is the same at every step (``iid``)
+    or between the steps it names (``law_changes``: piecewise iid), that draws segment sums (``sample_sums``) and whose costs lie in the learner's domain
     (``cost_bounds = (low, high)``: the block-sum path never sees a single cost, so it cannot
     refuse one outside the domain as the per-step path does): the block-sum path can play them."""
-    if not (bool(getattr(seq, "iid", False)) and callable(getattr(seq, "sample_sums", None))):
+    steady = bool(getattr(seq, "iid", False)) or getattr(seq, "law_changes", None) is not None
+    if not (steady and callable(getattr(seq, "sample_sums", None))):
         return False
     bounds = getattr(seq, "cost_bounds", None)
     if domain is not None and not (isinstance(bounds, tuple) and len(bounds) == 2
@@ -385,9 +386,7 @@ def _cycle_lane(state: _Lanes, i: int) -> list[tuple[int, int, np.ndarray]]:
     Returns the lane's batches as (start, length, arms)."""
     lr, rng, n, horizon = state.learners[i], state.rngs[i], state.n, state.horizon
     name = type(lr).__name__
-    mean = None
-    if state.expected_sums is not None:  # the per-step means (the same at every step)
-        mean = as_float_array("the adversary's expected_sums(starts, stops)", state.expected_sums(np.array([0]), np.array([1])))[0]
+    changes = np.asarray(getattr(state.seq, "law_changes", None) or (), dtype=np.int64)  # piecewise iid: cut there too
     batches: list[tuple[int, int, np.ndarray]] = []
     paid, cum, counts, expected, t = 0.0, np.zeros(n), np.zeros(n), 0.0, 0
     while t < horizon:
@@ -401,13 +400,15 @@ def _cycle_lane(state: _Lanes, i: int) -> list[tuple[int, int, np.ndarray]]:
         if isinstance(length, (bool, np.bool_)) or not (isinstance(length, (int, np.integer)) and 1 <= length <= horizon - t):
             raise InvalidArgumentError(f"{name}.next_cycle() at step {t + 1} must give a length in 1..{horizon - t}; got {length!r}")
         arms, length = arms.astype(np.int64), int(length)
-        stops = np.union1d(state.checkpoints[(state.checkpoints > t) & (state.checkpoints < t + length)], [t + length])
+        inside = np.concatenate([state.checkpoints, changes])
+        stops = np.union1d(inside[(inside > t) & (inside < t + length)], [t + length])
         begins = np.concatenate([[t], stops[:-1]])
         # every piece's pulls per arm, (pieces, n), and one sample_sums call for all their segments,
-        # laid end to end inside the batch's steps (disjoint segments: independent draws)
+        # laid end to end inside each piece's own steps (disjoint segments: independent draws; inside
+        # the piece: its law)
         m = _round_robin_pulls(arms, begins - t, stops - t, n)
         flat = m.ravel()
-        seg_stops = t + np.cumsum(flat)
+        seg_stops = (begins[:, None] + np.cumsum(m, axis=1)).ravel()
         seg_starts = seg_stops - flat
         sums = as_float_array("the adversary's sample_sums(rng, starts, stops)",
                               state.seq.sample_sums(rng, seg_starts, seg_stops))
@@ -422,8 +423,9 @@ def _cycle_lane(state: _Lanes, i: int) -> list[tuple[int, int, np.ndarray]]:
         state.checkpoints_at(stops, i, running_paid, running_cum)
         paid, cum = float(running_paid[-1]), running_cum[-1]
         seen, pulled = observed.sum(axis=0), m.sum(axis=0)
-        if mean is not None:
-            expected += float(pulled @ mean)
+        if state.expected_sums is not None:  # each segment's expected cost for the arm that plays it
+            means = as_float_array("the adversary's expected_sums(starts, stops)", state.expected_sums(seg_starts, seg_stops))
+            expected += float(np.take_along_axis(means, np.tile(np.arange(n), len(stops))[:, None], axis=1).sum())
         if not np.isfinite(cum).all():
             raise CostError(f"the adversary drew non-finite costs by step {t + length}")
         lr.observe_sums(seen, pulled)

@@ -282,3 +282,33 @@ def test_a_replay_too_large_to_hold_is_refused_by_name():
                               progress=False)
     with pytest.raises(replify.errors.InvalidArgumentError, match="cannot replay: a replay holds both runs"):
         report.replay(0)
+
+
+def test_a_piecewise_iid_adversary_takes_the_block_sum_path_with_its_law():
+    # switching-bernoulli declares the steps where its law changes: batches are cut there too, and
+    # each piece's pulls drawn inside it. Two-sample bounds at total false-alarm 1e-6, as above.
+    m = 400
+    kw = dict(n=3, horizon=3000, pairs=m, rho=0.1, width_scale=0.02, first_pulls=30, progress=False,
+              adversary_params={"means": [[0.3, 0.5, 0.6], [0.6, 0.5, 0.3]], "switch_at": [1700]})
+    fast = replify.evaluate("rep-elimination", "switching-bernoulli", seed=1, fast_path=True, **kw)
+    slow = replify.evaluate("rep-elimination", "switching-bernoulli", seed=2, fast_path=False, **kw)
+    assert fast.fast_path and not slow.fast_path and 0.15 < slow.rho_hat < 0.85
+    d = 2 * math.sqrt(math.log(4 / 1e-6) / (2 * m))
+    assert abs(fast.rho_hat - slow.rho_hat) <= d
+    assert abs(fast.agreement_mean - slow.agreement_mean) <= d
+    a, b = np.sort(np.round(fast.pseudo_regret.mean(axis=1), 6)), np.sort(np.round(slow.pseudo_regret.mean(axis=1), 6))
+    grid = np.union1d(a, b)
+    assert np.abs(np.searchsorted(a, grid, side="right") / m - np.searchsorted(b, grid, side="right") / m).max() <= d
+
+
+class SpySwitching(SpyBernoulli):
+    iid = False
+    law_changes = (3_333_333,)
+
+
+def test_no_segment_crosses_a_change_of_law():
+    seq = SpySwitching(3, 10**7)
+    replify.evaluate("rep-gap-elimination", seq, n=3, horizon=10**7, pairs=2, seed=0, rho=0.1, fast_path=True,
+                     progress=False)
+    for starts, stops in seq.calls:
+        assert not ((starts < 3_333_333) & (stops > 3_333_333)).any()
