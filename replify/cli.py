@@ -136,19 +136,22 @@ def _check_outputs(args: argparse.Namespace, plot: Any = None, output: Any = Non
 def cmd_list(args: argparse.Namespace) -> int:
     print("learners (any learner of your own goes wherever a name does, as 'package.module:Name' or "
           "'path/to/file.py:Name'):")
-    print(f"  {'name':<16} {'problem':<8} {'feedback':<8} {'guarantee':<12} {'needs':<5} description")
-    for name, spec in replify.learners().items():
+    learners, adversaries = replify.learners(), replify.adversaries()
+    w = max([16, *map(len, learners)])  # the widest name sets the column
+    print(f"  {'name':<{w}} {'problem':<8} {'feedback':<8} {'guarantee':<12} {'needs':<5} description")
+    for name, spec in learners.items():
         takes = "rho" if spec.parameters is not None or spec.guarantee else "-"
-        print(f"  {name:<16} {spec.problem:<8} {spec.feedback:<8} {spec.guarantee or 'none':<12} {takes:<5} "
+        print(f"  {name:<{w}} {spec.problem:<8} {spec.feedback:<8} {spec.guarantee or 'none':<12} {takes:<5} "
               f"{spec.description}")
         own = _learner_params(spec)
         if own:
-            print(f"  {'':<16}   parameters: {own}")
+            print(f"  {'':<{w}}   parameters: {own}")
     print("adversaries:")
-    for name, spec in replify.adversaries().items():
-        print(f"  {name:<20} {spec.description}")
+    v = max([20, *map(len, adversaries)])
+    for name, spec in adversaries.items():
+        print(f"  {name:<{v}} {spec.description}")
         for pname, doc in spec.param_docs.items():
-            print(f"  {'':<20}   {pname}: {doc}")
+            print(f"  {'':<{v}}   {pname}: {doc}")
     return 0
 
 

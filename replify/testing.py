@@ -33,7 +33,8 @@ from replify.checks import check_action, check_feedback, check_int, check_probab
 from replify.checks import check_learner as check_protocol
 from replify.errors import ActionError, ArgumentTypeError, InvalidArgumentError, ReplifyWarning
 from replify.evaluation.evaluate import evaluate
-from replify.components.bandits import is_bandit
+from replify.components.bandits import is_bandit, lane_form
+from replify.engine.paths import cycle_learners
 from replify.plugins.registry import registry
 from replify.plugins.specs import ENFORCEABLE, AdversarySpec, LearnerSpec
 from replify.sources import learner_arg
@@ -198,6 +199,24 @@ def check_sample(spec: Any) -> None:
     assert np.array_equal(a, b), f"{spec.name}: sample() is not a function of its generator"
 
 
+def check_declarations(spec: Any) -> None:
+    """What an adversary declares for the engine's block-sum paths holds: its draws lie within
+    ``cost_bounds``, and ``iid``/``law_changes`` are well formed (the engine refuses them otherwise)."""
+    spec = _spec(spec, "adversary")
+    seq, n, horizon = _build(spec, 13)
+    bounds = getattr(seq, "cost_bounds", None)
+    if bounds is not None:
+        low, high = (float(v) for v in bounds)
+        draw = np.asarray(seq.sample(np.random.default_rng(14)))
+        assert draw.size == 0 or (draw.min() >= low and draw.max() <= high), (
+            f"{spec.name}: cost_bounds {tuple(bounds)}, but sample() drew costs in [{draw.min():g}, {draw.max():g}]")
+    if getattr(seq, "iid", False) or getattr(seq, "law_changes", None) is not None:
+        try:
+            cycle_learners([], seq, None, horizon)
+        except InvalidArgumentError as exc:
+            raise AssertionError(f"{spec.name}: {exc}") from None
+
+
 def check_chunks_equal_sample(spec: Any) -> None:
     """Consecutive ``sample_chunk`` calls from one generator equal one ``sample`` call."""
     spec = _spec(spec, "adversary")
@@ -302,8 +321,9 @@ def check_lanes_equal_stepping(spec: Any) -> None:
         learner, _, _ = _build(spec, 30 + i, horizon)
         stepped.append([int(_step(learner, c)) for c in costs[i]])
     for group in (list(range(lanes)), [3, 0], [4]):
-        form = make([_build(spec, 30 + i, horizon)[0] for i in group])
-        assert form is not None, f"{spec.name}: for_lanes() refused {len(group)} learners built alike"
+        form = lane_form([_build(spec, 30 + i, horizon)[0] for i in group])  # the engine's own call and checks
+        if form is None:  # the class declines (a subclass that steps its own way): the engine steps it alone
+            return
         for t in range(horizon):
             arms = np.asarray(form.act())
             assert arms.shape == (len(group),) and arms.dtype.kind in "iu", \
@@ -313,6 +333,31 @@ def check_lanes_equal_stepping(spec: Any) -> None:
                 f"{spec.name}: in lanes {group}, step {t + 1} played {arms.tolist()}; stepped alone, the same learners "
                 f"play {want}")
             form.update(arms, np.array([costs[i][t, a] for i, a in zip(group, arms.tolist())]))
+
+
+def check_cycles_equal_stepping(spec: Any) -> None:
+    """A bandit learner with round-robin batches (``next_cycle``/``observe_sums``) plays, cycle by
+    cycle and told only each arm's cost sum and pulls, the arms that stepping it plays."""
+    spec = _spec(spec, "learner")
+    learner, n, horizon = _build(spec, 22)
+    if not (is_bandit(learner) and callable(getattr(learner, "next_cycle", None))
+            and callable(getattr(learner, "observe_sums", None))):
+        return
+    costs = np.round(_costs(spec, n, horizon, 23))  # 0/1 costs: the sums are exact in any order
+    stepper, _, _ = _build(spec, 22)
+    stepped = np.array([int(_step(stepper, c)) for c in costs], dtype=np.int64)
+    t = 0
+    while t < horizon:
+        arms, length = learner.next_cycle()
+        arms = np.asarray(arms)
+        assert arms.ndim == 1 and arms.size and 1 <= int(length) <= horizon - t, \
+            f"{spec.name}: next_cycle() after {t} steps gave {arms!r} for {length!r} steps"
+        played = arms[np.arange(int(length)) % arms.size]
+        assert np.array_equal(played, stepped[t : t + int(length)]), \
+            f"{spec.name}: the cycle from step {t + 1} plays {played[:10].tolist()}…; stepping plays {stepped[t : t + 10].tolist()}…"
+        seen = costs[t : t + int(length)][np.arange(int(length)), played]
+        learner.observe_sums(np.bincount(played, weights=seen, minlength=n), np.bincount(played, minlength=n))
+        t += int(length)
 
 
 def check_actions_valid(spec: Any) -> None:
@@ -362,9 +407,10 @@ def check_rng_only(spec: Any) -> None:
 LEARNER_CHECKS: tuple[Callable[[Any], None], ...] = (
     check_actions_valid, check_rng_only, check_run_equals_stepping, check_horizon, check_inputs_untouched,
     check_domain_enforced, check_segments_equal_stepping, check_bandit_batches_equal_stepping,
-    check_lanes_equal_stepping,
+    check_lanes_equal_stepping, check_cycles_equal_stepping,
 )
-ADVERSARY_CHECKS: tuple[Callable[[Any], None], ...] = (check_sample, check_chunks_equal_sample, check_sums_law)
+ADVERSARY_CHECKS: tuple[Callable[[Any], None], ...] = (check_sample, check_chunks_equal_sample, check_sums_law,
+                                                       check_declarations)
 
 
 def _enforces(spec: Any, learner: Any) -> frozenset:

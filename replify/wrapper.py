@@ -204,7 +204,7 @@ def refuse_bandit(spec: LearnerSpec, feedback: Any) -> None:
         raise LearnerProtocolError(
             f"replify.wrap needs a full-information learner: {spec.name!r} declares feedback='bandit' (it sees only the "
             "played arm's cost), and the wrapper feeds its internal learner whole cost vectors. For replicable bandit "
-            "learning use a bandit plugin such as 'rep-elimination', 'rep-etc' or 'blocked-bandit' (docs/bandits.md)"
+            "learning use a bandit plugin such as 'rep-gap-elimination', 'rep-elimination', 'rep-etc' or 'blocked-bandit' (docs/bandits.md)"
         )
 
 

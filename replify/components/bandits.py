@@ -216,6 +216,9 @@ class BanditLanes:
 
     def __init__(self, *, n: int, horizon: int, rngs: Sequence[Any]) -> None:
         self.n, self.horizon = n, horizon
+        if not isinstance(rngs, (list, tuple)):
+            raise LearnerProtocolError(f"{type(self).__name__}: rngs must be a list with one generator per lane "
+                                       f"(one lane: [rng]); got {type(rngs).__name__}")
         self.rngs = list(rngs)
         self.t = 0  # steps every lane has played
         self._arms: np.ndarray | None = None  # the current step's arms, once act() has chosen them
@@ -243,12 +246,13 @@ class BanditLanes:
         self._arms = None
 
     def _choose(self) -> np.ndarray:
-        raise NotImplementedError
+        """Every lane's arm for the step, an integer array of shape (lanes,)."""
+        raise NotImplementedError(f"{type(self).__name__} must implement _choose() -> arms, one per lane")
 
     def _learn(self, flat: np.ndarray, costs: np.ndarray) -> None:
         """Learn from each lane's cost; ``flat`` is lane i's arm as the index i·n + a into the
         flattened (lanes, n) arrays (``np.take``/``np.put`` read and write them in place)."""
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} must implement _learn(flat, costs)")
 
     @classmethod
     def stack(cls, parts: Sequence[BanditLanes]) -> BanditLanes | None:
@@ -290,7 +294,14 @@ class LaneBandit(BanditLearner):
         object would not play what it does, so it is stepped lane by lane)."""
         if not learners or any(type(lr) is not cls for lr in learners) or cls._steps_its_own_way():
             return None
-        return type(learners[0]._lane).stack([lr._lane for lr in learners])
+        return type(learners[0]._own_lane()).stack([lr._own_lane() for lr in learners])
+
+    def _own_lane(self) -> BanditLanes:
+        lane = getattr(self, "_lane", None)
+        if not isinstance(lane, BanditLanes):
+            raise LearnerProtocolError(f"{type(self).__name__}.__init__ must end with self._start(lane), lane a "
+                                       f"BanditLanes of one lane; got {lane!r}")
+        return lane
 
     @classmethod
     def _steps_its_own_way(cls) -> bool:
@@ -298,10 +309,14 @@ class LaneBandit(BanditLearner):
                     and cls._learn is LaneBandit._learn and cls._choose is LaneBandit._choose)
 
     def _learn(self, action: int, cost: float) -> None:
-        self._lane.update(np.array([action], dtype=np.int64), np.array([cost]))
+        self._own_lane().update(np.array([action], dtype=np.int64), np.array([cost]))
 
     def _choose(self) -> int:
-        return int(self._lane.act()[0])
+        arms = np.asarray(self._own_lane().act())
+        if arms.shape != (1,) or arms.dtype.kind not in "iu":
+            raise ActionError(f"{type(self._lane).__name__}.act() on one lane must return an integer array of shape (1,); "
+                              f"got shape {arms.shape}, dtype {arms.dtype}")
+        return int(arms[0])
 
 
 def lane_form(learners: Sequence[Any]) -> Any:
@@ -311,9 +326,10 @@ def lane_form(learners: Sequence[Any]) -> Any:
     make = getattr(cls, "for_lanes", None)
     if not callable(make) or any(type(lr) is not cls for lr in learners) or not is_bandit(learners[0]):
         return None
-    if not inspect.ismethod(make):  # a plain function: it would be called without the class
-        raise LearnerProtocolError(f"{cls.__name__}.for_lanes must be a classmethod taking the list of learners; "
-                                   f"got {type(make).__name__} {make!r}")
+    if not (inspect.ismethod(make) or isinstance(inspect.getattr_static(cls, "for_lanes"), staticmethod)):
+        # a plain function, an instance method: it would be called without the class
+        raise LearnerProtocolError(f"{cls.__name__}.for_lanes must be a classmethod (or staticmethod) taking the list "
+                                   f"of learners; got {type(make).__name__} {make!r}")
     lanes = make(list(learners))
     if lanes is None:
         return None

@@ -347,21 +347,44 @@ def _pair_by_pair(state: _Lanes, sums: bool, budget: int) -> None:
 
 
 # -- batched bandit learners on an iid adversary: block sums ------------------------------------
-def _cycle_learners(learners: list, seq: Any, domain: Any) -> bool:
-    """Bandit learners whose batches are round robins (``next_cycle() -> (arms, length)``,
+def cycle_learners(learners: list, seq: Any, domain: Any, horizon: int) -> tuple[bool, str]:
+    """Whether the block-sum path can play these learners on ``seq``, and if not why: bandit
+    learners whose batches are round robins (``next_cycle() -> (arms, length)``,
     ``observe_sums(sums, pulls)``) on an adversary whose law is the same at every step (``iid``)
-    or between the steps it names (``law_changes``: piecewise iid), that draws segment sums (``sample_sums``) and whose costs lie in the learner's domain
+    or between the steps it names (``law_changes``: piecewise iid), that draws segment sums
+    (``sample_sums``) and whose costs lie in the learner's domain when it declares one
     (``cost_bounds = (low, high)``: the block-sum path never sees a single cost, so it cannot
-    refuse one outside the domain as the per-step path does): the block-sum path can play them."""
-    steady = bool(getattr(seq, "iid", False)) or getattr(seq, "law_changes", None) is not None
-    if not (steady and callable(getattr(seq, "sample_sums", None))):
-        return False
+    refuse one outside the domain as the per-step path does). A malformed declaration is refused."""
+    if not all(is_bandit(lr) and callable(getattr(lr, "next_cycle", None)) and callable(getattr(lr, "observe_sums", None))
+               for lr in learners):
+        return False, "the learner has no next_cycle() and observe_sums()"
+    name = type(seq).__name__
+    iid = getattr(seq, "iid", False)
+    if not isinstance(iid, (bool, np.bool_)):
+        raise InvalidArgumentError(f"{name}.iid must be True or False (whether every step has the same law); got {iid!r}")
+    changes = getattr(seq, "law_changes", None)
+    if changes is not None:
+        steps = np.asarray(changes)
+        if (steps.ndim != 1 or steps.dtype.kind not in "iu" or (steps.size and (steps.min() < 1 or steps.max() >= horizon))
+                or np.any(np.diff(steps) <= 0)):
+            raise InvalidArgumentError(f"{name}.law_changes must be increasing integer steps in [1, {horizon - 1}] "
+                                       f"(where a new law starts, 0-based); got {changes!r}")
+    if not (iid or changes is not None):
+        return False, f"{name} declares neither iid = True nor law_changes"
+    if not callable(getattr(seq, "sample_sums", None)):
+        return False, f"{name} has no sample_sums(rng, starts, stops)"
     bounds = getattr(seq, "cost_bounds", None)
-    if domain is not None and not (isinstance(bounds, tuple) and len(bounds) == 2
-                                   and domain.low <= bounds[0] <= bounds[1] <= domain.high):
-        return False
-    return all(is_bandit(lr) and callable(getattr(lr, "next_cycle", None)) and callable(getattr(lr, "observe_sums", None))
-               for lr in learners)
+    if bounds is not None:
+        b = np.asarray(bounds)
+        if b.shape != (2,) or b.dtype.kind not in "iuf" or not (b[0] <= b[1]):
+            raise InvalidArgumentError(f"{name}.cost_bounds must be (low, high) with low <= high, the range of every "
+                                       f"cost; got {bounds!r}")
+    if domain is not None:
+        if bounds is None:
+            return False, f"{name} declares no cost_bounds, so its costs may fall outside the learner's {domain.describe()}"
+        if not (domain.low <= float(bounds[0]) and float(bounds[1]) <= domain.high):
+            return False, f"{name}'s cost_bounds {tuple(bounds)} are outside the learner's {domain.describe()}"
+    return True, ""
 
 
 def _round_robin_pulls(arms: np.ndarray, begins: np.ndarray, ends: np.ndarray, n: int) -> np.ndarray:
@@ -387,6 +410,8 @@ def _cycle_lane(state: _Lanes, i: int) -> list[tuple[int, int, np.ndarray]]:
     lr, rng, n, horizon = state.learners[i], state.rngs[i], state.n, state.horizon
     name = type(lr).__name__
     changes = np.asarray(getattr(state.seq, "law_changes", None) or (), dtype=np.int64)  # piecewise iid: cut there too
+    declared = getattr(state.seq, "cost_bounds", None)
+    bounds = None if declared is None else (float(declared[0]), float(declared[1]))
     batches: list[tuple[int, int, np.ndarray]] = []
     paid, cum, counts, expected, t = 0.0, np.zeros(n), np.zeros(n), 0.0, 0
     while t < horizon:
@@ -395,10 +420,11 @@ def _cycle_lane(state: _Lanes, i: int) -> list[tuple[int, int, np.ndarray]]:
             raise InvalidArgumentError(f"{name}.next_cycle() at step {t + 1} must return (arms, length); got {got!r}")
         arms, length = np.asarray(got[0]), got[1]
         if arms.ndim != 1 or arms.size == 0 or arms.dtype.kind not in "iu" or arms.min() < 0 or arms.max() >= n:
-            raise ActionError(f"{name}.next_cycle() at step {t + 1} must give a non-empty 1-d array of arms in [0, {n}); "
-                              f"got {arms!r}")
+            raise ActionError(f"{name}.next_cycle() at step {t + 1} must give a non-empty 1-d array of integer arms in "
+                              f"[0, {n}); got {arms!r}")
         if isinstance(length, (bool, np.bool_)) or not (isinstance(length, (int, np.integer)) and 1 <= length <= horizon - t):
-            raise InvalidArgumentError(f"{name}.next_cycle() at step {t + 1} must give a length in 1..{horizon - t}; got {length!r}")
+            raise InvalidArgumentError(f"{name}.next_cycle() at step {t + 1} must give an integer length in "
+                                       f"1..{horizon - t}; got {length!r} ({type(length).__name__})")
         arms, length = arms.astype(np.int64), int(length)
         inside = np.concatenate([state.checkpoints, changes])
         stops = np.union1d(inside[(inside > t) & (inside < t + length)], [t + length])
@@ -416,6 +442,14 @@ def _cycle_lane(state: _Lanes, i: int) -> list[tuple[int, int, np.ndarray]]:
             raise CostError(f"the adversary's sample_sums(rng, starts, stops) must return sums of shape ({flat.size}, {n}); "
                             f"got shape {sums.shape}")
         state.check_sums(sums[None], seg_starts, seg_stops)
+        if bounds is not None:  # the declaration the path relies on, held to: L·low <= a sum <= L·high
+            length_col = flat[:, None].astype(np.float64)
+            slack = 1e-9 * np.maximum(length_col, 1.0)
+            outside = (sums < length_col * bounds[0] - slack) | (sums > length_col * bounds[1] + slack)
+            if outside.any():
+                j = int(np.argwhere(outside)[0][0])
+                raise CostError(f"the adversary declares cost_bounds {bounds}, but its sum over {int(flat[j])} steps is "
+                                f"{sums[j].tolist()}, which such costs cannot add up to")
         sums = sums.reshape(len(stops), n, n)
         observed = np.diagonal(sums, axis1=1, axis2=2)  # (pieces, n): arm a's own segment, entry a
         running_paid = paid + np.cumsum(observed.sum(axis=1))

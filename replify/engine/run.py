@@ -45,11 +45,11 @@ import attrs
 import numpy as np
 
 from replify.checks import CostDomain, check_learner
-from replify.components.bandits import offers_lanes
+from replify.components.bandits import is_bandit, offers_lanes
 from replify.engine import limits
 from replify.engine.lanes import _Lanes, _block_class
 from replify.engine.outcomes import Outcomes
-from replify.engine.paths import _cycle_learners, _cycles, _fast, _pair_by_pair, _per_step, _segment_learners
+from replify.engine.paths import cycle_learners, _cycles, _fast, _pair_by_pair, _per_step, _segment_learners
 from replify.errors import InvalidArgumentError, ReplifyWarning
 from replify.randomness import DATA, INTERNAL, MIXED, child
 
@@ -125,14 +125,16 @@ def _simulate(
                        block=learners[0].block_size if block_cls is not None else None,
                        domain=getattr(learners[0], "domain", None) or domain)
         segmented = block_cls is None and _segment_learners(learners)
-        cycles = block_cls is None and not segmented and _cycle_learners(learners, seq, state.domain)
+        cycles, why = (False, "") if block_cls is not None or segmented else \
+            cycle_learners(learners, seq, state.domain, horizon)
         can_fast = ((block_cls is not None or segmented) and callable(getattr(seq, "sample_sums", None))) or cycles
         if fast_path and not can_fast:
+            bandit = is_bandit(learners[0])
             raise InvalidArgumentError(
                 "fast_path=True needs block learners (the paper's replicable algorithms, iid-experts or a wrapped learner) "
-                "and an adversary that can draw block sums, or batched bandit learners (next_cycle) and an iid adversary "
-                "whose cost_bounds lie in the learner's domain; "
-                f"got {type(learners[0]).__name__} and {type(seq).__name__}"
+                "and an adversary that can draw block sums (sample_sums), or batched bandit learners (next_cycle, "
+                "observe_sums) and an iid or piecewise-iid adversary with sample_sums and cost_bounds in the learner's "
+                f"domain; got {type(learners[0]).__name__} and {type(seq).__name__}" + (f": {why}" if bandit and why else "")
             )
         use_fast = can_fast and fast_path is not False
         if cycles and fast_path is None and horizon * n < limits.CYCLE_MIN_COSTS:

@@ -269,7 +269,8 @@ class BadCycles:
 @pytest.mark.parametrize("answer, message", [
     (None, "must return \\(arms, length\\)"), (5, "must return \\(arms, length\\)"),
     ((np.array([0]),), "must return \\(arms, length\\)"), ((np.array([0]), 3, 1), "must return \\(arms, length\\)"),
-    ((np.array([0]), True), "must give a length"), ((np.array([7]), 3), "arms in \\[0, 3\\)"),
+    ((np.array([0]), True), "must give an integer length"), ((np.array([7]), 3), "arms in \\[0, 3\\)"),
+    ((np.array([0]), 10.0), "must give an integer length"), ((np.array([0.0]), 3), "integer arms"),
 ])
 def test_a_bad_cycle_is_named(answer, message, monkeypatch):
     monkeypatch.setattr(BadCycles, "answer", answer)
@@ -312,3 +313,49 @@ def test_no_segment_crosses_a_change_of_law():
                      progress=False)
     for starts, stops in seq.calls:
         assert not ((starts < 3_333_333) & (stops > 3_333_333)).any()
+
+
+class ShuffledCycles(BadCycles):
+    """Steps 0, 1, 2, 0, 1, 2, …, but its cycles claim 1, 0, 2: the check must see it."""
+
+    def __init__(self, *, n, horizon, rng):
+        self.n, self.horizon, self.t = n, horizon, 0
+
+    def act(self):
+        return self.t % self.n
+
+    def update(self, a, c):
+        self.t += 1
+
+    def next_cycle(self):
+        return np.array([1, 0, 2]), self.horizon - self.t
+
+    def observe_sums(self, sums, pulls):
+        self.t = self.horizon
+
+
+def test_the_cycle_check_catches_a_cycle_that_is_not_what_stepping_plays():
+    from replify.testing import check_cycles_equal_stepping
+
+    check_cycles_equal_stepping("rep-gap-elimination")
+    with pytest.raises(AssertionError, match="stepping plays"):
+        check_cycles_equal_stepping(ShuffledCycles)
+
+
+def test_adversary_declarations_are_checked():
+    from replify.testing import check_declarations
+
+    class Loose(SpyBernoulli):
+        cost_bounds = (0.0, 0.5)  # but it draws 1s
+
+    class Unsorted(SpyBernoulli):
+        iid = False
+        law_changes = (700, 500)
+
+    for bad, message in ((Loose, "cost_bounds"), (Unsorted, "law_changes must be increasing")):
+        spec = replify.AdversarySpec("bad", lambda n, horizon, rng, cls=bad: cls(n, horizon), test_params={"n": 3})
+        with pytest.raises(AssertionError, match=message):
+            check_declarations(spec)
+        with pytest.raises((replify.errors.InvalidArgumentError, replify.errors.CostError)):
+            replify.evaluate("rep-gap-elimination", bad(3, 10**7), n=3, horizon=10**7, pairs=2, seed=0, rho=0.1,
+                             fast_path=True, progress=False)

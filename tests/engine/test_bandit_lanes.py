@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import pytest
+import typeguard
 
 import replify
 import replify.components.bandits as bandits
@@ -316,10 +317,42 @@ def test_a_subclass_that_steps_its_own_way_is_not_played_in_lanes(monkeypatch):
 
 def test_for_lanes_must_be_a_classmethod():
     class Plain(Greedy):
-        for_lanes = staticmethod(lambda learners: None)
+        def for_lanes(self, learners):  # an instance method: the engine would call it without the class
+            return None
 
     with pytest.raises(LearnerProtocolError, match="for_lanes must be a classmethod"):
         replify.evaluate(Plain, "bernoulli-arms", n=3, horizon=50, pairs=2, seed=0, progress=False)
+
+    class Static(Greedy):  # a staticmethod taking the learners is fine
+        for_lanes = staticmethod(lambda learners: Greedy.for_lanes.__func__(Static, learners))
+
+    assert replify.evaluate(Static, "bernoulli-arms", n=3, horizon=50, pairs=2, seed=0, progress=False).pairs == 2
+
+
+def test_lane_authoring_mistakes_are_named():
+    class NoStart(LaneBandit):
+        def __init__(self, *, n, horizon, rng):
+            super().__init__(n=n, horizon=horizon)
+
+    with pytest.raises(LearnerProtocolError, match="must end with self._start"):
+        NoStart.for_lanes([NoStart(n=3, horizon=9, rng=None)])
+    # (the test suite runs typeguard, which names the argument first; without it replify does)
+    with pytest.raises((LearnerProtocolError, typeguard.TypeCheckError), match="rngs"):
+        BanditLanes(n=3, horizon=9, rngs=np.random.default_rng(0))
+
+    class Column(GreedyLanes):
+        def _choose(self):
+            return np.zeros((self.lanes, 1), dtype=np.int64)
+
+    class ColumnGreedy(LaneBandit):
+        def __init__(self, *, n, horizon, rng):
+            super().__init__(n=n, horizon=horizon)
+            self._start(Column(n=self.n, horizon=self.horizon, rng=rng))
+
+    with pytest.raises(ActionError, match="shape \\(1,\\)"):
+        ColumnGreedy(n=3, horizon=9, rng=np.random.default_rng(0))
+    with pytest.raises(NotImplementedError, match="must implement _learn"):
+        BanditLanes(n=3, horizon=9, rngs=[None])._learn(np.array([0]), np.array([0.5]))
 
 
 class LateSharing(BanditLanes):
