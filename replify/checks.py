@@ -279,25 +279,33 @@ def check_learner(obj: Any, *, source: str) -> Any:
             f"{source} must return a learner with callable act() and update(cost); "
             f"got {type(obj).__name__} without {' and '.join(missing)}()"
         )
-    if check_feedback(obj) == "bandit" and not _takes_two(type(obj), getattr(obj, "update")):
+    feedback = check_feedback(obj)
+    update = getattr(obj, "update")
+    if feedback == "bandit" and not _takes(type(obj), update, 2):
         raise LearnerProtocolError(
             f"{source} returned a {type(obj).__name__} that declares feedback='bandit', so it is updated as "
             f"update(action, cost) — the arm it played and that arm's cost; its update takes "
-            f"{_parameters(getattr(obj, 'update'))}"
+            f"{_parameters(update)}"
+        )
+    if feedback == "full" and not _takes(type(obj), update, 1) and _takes(type(obj), update, 2):
+        raise LearnerProtocolError(
+            f"{source} returned a {type(obj).__name__} without feedback = 'bandit', so it is updated as update(cost) "
+            f"with the whole cost vector; its update takes {_parameters(update)} — if it learns from the played "
+            f"arm's cost only, declare feedback = 'bandit' (docs/bandits.md)"
         )
     return obj
 
 
-def _takes_two(cls: type, method: Any) -> bool:
-    """Whether ``method`` (a learner's bound ``update``) can be called with two positional
+def _takes(cls: type, method: Any, count: int) -> bool:
+    """Whether ``method`` (a learner's bound ``update``) can be called with ``count`` positional
     arguments; read once per class (the engine builds a learner for every run of every pair)."""
     func = getattr(method, "__func__", None)
     if func is not None and getattr(cls, "update", None) is func:
-        return _binds(func, 3)  # the function itself, self included
+        return _binds(func, count + 1)  # the function itself, self included
     try:
-        return _binds(method, 2)
+        return _binds(method, count)
     except TypeError:  # an unhashable callable: read it uncached
-        return _binds.__wrapped__(method, 2)
+        return _binds.__wrapped__(method, count)
 
 
 @functools.lru_cache(maxsize=256)

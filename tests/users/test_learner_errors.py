@@ -245,3 +245,21 @@ def test_wrap_takes_references_and_hints_at_a_missing_name():
     assert learner.params.certified
     with pytest.raises(UnknownNameError, match=r"did you mean '.*own_learners.py:Name', naming the class in that file"):
         replify.evaluate(HERE, "iid-bernoulli", n=N, horizon=T, pairs=2, seed=0)
+
+
+class ArmAndCost:
+    """Learns from the played arm's cost, but forgot to declare feedback = "bandit"."""
+
+    def __init__(self, *, n, horizon, rng):
+        self.n = n
+
+    def act(self):
+        return 0
+
+    def update(self, action, cost):
+        pass
+
+
+def test_a_bandit_learner_that_forgot_to_say_so_is_told():
+    with pytest.raises(replify.errors.LearnerProtocolError, match="declare feedback = 'bandit'"):
+        replify.evaluate(ArmAndCost, "bernoulli-arms", n=3, horizon=50, pairs=2, seed=0, progress=False)
