@@ -247,17 +247,10 @@ def test_wrap_takes_references_and_hints_at_a_missing_name():
         replify.evaluate(HERE, "iid-bernoulli", n=N, horizon=T, pairs=2, seed=0)
 
 
-class ArmAndCost:
+class ArmAndCost(own_learners.BanditMismatch):
     """Learns from the played arm's cost, but forgot to declare feedback = "bandit"."""
 
-    def __init__(self, *, n, horizon, rng):
-        self.n = n
-
-    def act(self):
-        return 0
-
-    def update(self, action, cost):
-        pass
+    feedback = "full"
 
 
 def test_a_bandit_learner_that_forgot_to_say_so_is_told():
