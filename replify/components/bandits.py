@@ -341,8 +341,12 @@ def lane_form(learners: Sequence[Any]) -> Any:
 
 
 def offers_lanes(learner: Any) -> bool:
-    """Whether ``learner`` is a bandit learner whose class offers the lane-batched form."""
-    return callable(getattr(type(learner), "for_lanes", None)) and is_bandit(learner)
+    """Whether ``learner`` is a bandit learner whose class offers the lane-batched form (a
+    :class:`LaneBandit` subclass that steps its own way does not)."""
+    cls = type(learner)
+    if isinstance(learner, LaneBandit) and cls._steps_its_own_way():
+        return False
+    return callable(getattr(cls, "for_lanes", None)) and is_bandit(learner)
 
 
 class LaneFeed:
@@ -351,8 +355,8 @@ class LaneFeed:
     call — nothing else of c_t. Each step's arms are checked (an integer array of shape
     (lanes,), every arm in [0, n)) before any cost is looked up."""
 
-    def __init__(self, lanes: Any, n: int, count: int) -> None:
-        self.lanes, self.n, self.count = lanes, n, count
+    def __init__(self, lanes: Any, n: int) -> None:
+        self.lanes, self.n = lanes, n
         self.name = type(lanes).__name__
 
     def play(self, costs: np.ndarray, t0: int) -> tuple[np.ndarray, np.ndarray]:
@@ -375,15 +379,14 @@ class LaneFeed:
             arms = act()
             if not (type(arms) is np.ndarray and arms.shape == (lanes,) and arms.dtype == np.int64
                     and arms.view(np.uint64).max() < n):  # a negative arm is a huge unsigned one
-                arms = self._checked(arms, t0 + t + 1)
+                arms = self._checked(arms, lanes, t0 + t + 1)
             arms_out[t] = arms
             seen = flat.take(base[t] + arms)
             paid[t] = seen  # kept before the learner sees it: it may write into what it is given
             update(arms, seen)
         return arms_out.T.copy(), paid.T.copy()
 
-    def _checked(self, arms: Any, step: int) -> np.ndarray:
-        lanes = self.count
+    def _checked(self, arms: Any, lanes: int, step: int) -> np.ndarray:
         a = np.asarray(arms)
         if a.shape != (lanes,) or a.dtype.kind not in "iu":
             raise ActionError(f"{self.name}.act() at step {step} must return an integer array of shape ({lanes},), "

@@ -47,7 +47,7 @@ def _per_step(state: _Lanes, block_cls: type | None, budget: int) -> None:
     rows = max(1, budget // (lanes * n * 8))
     # Bandit learners that offer the lane-batched form play every lane at once, step by step.
     form = lane_form(state.learners)
-    feed = None if form is None else LaneFeed(form, n, lanes)
+    feed = None if form is None else LaneFeed(form, n)
     # Their chunks are drawn into one buffer (nothing keeps a chunk: they see copies of costs);
     # learners stepped lane by lane get a fresh array, as one may keep what it was given.
     buf = None if feed is None else np.empty((lanes, min(rows, horizon), n))

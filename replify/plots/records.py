@@ -11,7 +11,8 @@ import numpy as np
 
 from replify.errors import InvalidArgumentError
 from replify.plots.style import (
-    MARKERS, axes_for, colour, figure, legend, log_axis, records_caption, rho_interval_label, save_figure, set_title, text_of,
+    MARKERS, axes_for, colour, figure, fraction_axis, legend, log_axis, records_caption, rho_interval_label, save_figure,
+    set_title, text_of,
 )
 
 
@@ -105,8 +106,7 @@ def plot_rho_vs_block_size(records: Any, *, path: str | Path | None = None, ax: 
         ax.axhline(target, color="grey", linestyle="--", linewidth=0.8, label=f"target rho {target:g}")
     if blocks:
         log_axis(ax, "x", np.concatenate(blocks))
-    ax.set_yscale("linear")  # a fraction: a linear axis, even on axes used before
-    ax.set_ylim(-0.03, 1.03)
+    fraction_axis(ax)
     ax.set_xlabel("block size B")
     ax.set_ylabel(f"rho_hat (measured,\n{rho_interval_label([r.get('rho_ci_kind') for r in records])} CI)")
     set_title(ax, title, records_caption(records))
@@ -173,8 +173,7 @@ def plot_frontier(frontier: Any, *, path: str | Path | None = None, ax: Any = No
     log_axis(ax, "x", np.concatenate([xs, [p["regret"] for p in pts]]))
     ax.set_xlabel("regret on iid costs, means 0.3..0.7 (measured)")
     ax.set_ylabel("rho_hat on two-way ties\n(measured, exact 95% CI)")
-    ax.set_yscale("linear")  # a fraction: a linear axis, even on axes used before
-    ax.set_ylim(-0.03, 1.03)
+    fraction_axis(ax)
     set_title(ax, title, f"Regret-replicability frontier: {frontier['learner']}, n={frontier['n']}, T={T}")
     legend(ax)
     return save_figure(fig, path)
@@ -221,8 +220,7 @@ def plot_against(
         log_axis(bottom, "x", xs)
     top.set_ylabel("regret\n(measured, 95% CI)")
     bottom.set_ylabel(f"rho_hat (measured,\n{rho_interval_label([r.get('rho_ci_kind') for r in rows])} CI)")
-    bottom.set_yscale("linear")  # a fraction: a linear axis, even on axes used before
-    bottom.set_ylim(-0.03, 1.03)
+    fraction_axis(bottom)
     bottom.set_xlabel(x)
     set_title(top, title, records_caption(rows, exclude=(x,)))
     legend(top)

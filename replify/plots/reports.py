@@ -17,8 +17,8 @@ from replify.errors import InvalidArgumentError, ReplifyWarning, warn
 from replify.evaluation.evaluate import evaluate
 from replify.evaluation.report import Report
 from replify.plots.style import (
-    as_list, axes_for, caption, colour, legend, log_axis, markers_for, rho_interval_label, save_figure, set_title,
-    text_of, wrap_label, _rho_of,
+    as_list, axes_for, caption, colour, fraction_axis, legend, log_axis, markers_for, rho_interval_label, save_figure,
+    set_title, text_of, wrap_label, _rho_of,
 )
 from replify.randomness import INTERNAL, child
 
@@ -100,8 +100,7 @@ def plot_agreement(report: Any, *, path: str | Path | None = None, ax: Any = Non
     ax.plot(t, still, color=c, linestyle="--", label="pairs identical\nso far")
     lo, hi = report.rho_ci
     ax.axhline(1 - report.rho_hat, color="grey", linewidth=0.8, label=f"1 - rho_hat\n[{1 - hi:.3f}, {1 - lo:.3f}]")
-    ax.set_yscale("linear")  # a fraction: a linear axis, even on axes used before
-    ax.set_ylim(-0.02, 1.02)
+    fraction_axis(ax)
     ax.set_xlabel("step t")
     ax.set_ylabel(f"fraction (measured,\n{rho_interval_label([report.rho_ci_kind])} CI)")
     set_title(ax, title, caption(report))
@@ -201,8 +200,7 @@ def plot_tradeoff(reports: Any, *, path: str | Path | None = None, ax: Any = Non
         ax.axhline(rhos.pop(), color="grey", linestyle="--", linewidth=0.8, label="target rho")
     ax.set_xlabel("regret (measured, 95% CI)")
     ax.set_ylabel(f"rho_hat (measured,\n{rho_interval_label([r.rho_ci_kind for r in reports])} CI)")
-    ax.set_yscale("linear")  # a fraction: a linear axis, even on axes used before
-    ax.set_ylim(-0.03, 1.03)
+    fraction_axis(ax)
     set_title(ax, title, caption(reports))
     legend(ax)
     return save_figure(fig, path)

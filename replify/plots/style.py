@@ -212,6 +212,13 @@ def log_axis(ax: Any, which: str, values: Any) -> bool:
     return True
 
 
+def fraction_axis(ax: Any) -> None:
+    """A y axis for a fraction (ρ̂, agreement): linear, even on axes used before with a log
+    scale, from just below 0 to just above 1."""
+    ax.set_yscale("linear")
+    ax.set_ylim(-0.03, 1.03)
+
+
 def markers_for(points: int) -> dict[str, Any]:
     """Markers on a line of few points (a block learner's curve has one per block: a single point
     without a marker would be invisible), every k-th on a long one."""

@@ -9,19 +9,14 @@ import pytest
 
 import replify
 from replify.engine.paths import _cycle_agreement
+from replify.evaluation.stats import binomial_upper_tail
 from replify_plugins.bandits.rep_gap_elimination import charge, gap_parameters
 
 
 def binomial_upper(m, p, level=1e-6):
     """The smallest k with P(Binomial(m, p) >= k) <= level: k or more parted pairs refute a
-    rate of p or less at that level (exact binomial tail)."""
-    tail, k = 1.0, 0
-    pmf = (1 - p) ** m
-    while tail > level:
-        tail -= pmf
-        k += 1
-        pmf *= (m - k + 1) / k * p / (1 - p)
-    return k
+    rate of p or less at that level (the exact binomial tail, replify's own)."""
+    return next(k for k in range(m + 2) if binomial_upper_tail(k, m, p) <= level)
 
 
 @pytest.mark.parametrize("n, horizon, rho", [(2, 10**5, 0.1), (10, 10**9, 0.1), (5, 10**7, 0.05), (30, 10**8, 0.2)])
@@ -146,13 +141,13 @@ def test_rep_elimination_takes_the_block_sum_path_too():
                          fast_path=True, adversary_params={"start": 0.2, "end": 0.8})
 
 
-def test_twenty_pairs_at_a_billion_steps_take_well_under_two_minutes():
-    import time
-
-    start = time.perf_counter()
+def test_a_billion_steps_run_on_the_block_sum_path_and_learn():
+    # (the time of 20 pairs at T = 1e9 is a benchmark row: python benchmarks/bench.py)
     report = replify.evaluate("rep-gap-elimination", "iid-bernoulli", n=10, horizon=10**9, pairs=20, seed=0, rho=0.1,
                               adversary_params={"means": list(np.linspace(0.3, 0.75, 10))}, progress=False)
-    assert report.fast_path and report.certified and time.perf_counter() - start < 60
+    assert report.fast_path and report.certified and report.action_counts.sum() == 40 * 10**9
+    # it learns: pseudo-regret under a tenth of uniform exploration's 0.225 T (measured 0.027 on 100 pairs)
+    assert report.pseudo_regret_mean < 0.1 * 0.225 * 10**9
 
 
 def brute_agreement(a, b, horizon, edges):
