@@ -6,8 +6,10 @@ too). What a referenced object *is* (a learner, an adversary) is decided by
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib
+import io
 import importlib.util
 import sys
 from pathlib import Path
@@ -53,12 +55,17 @@ def _is_path(where: str) -> bool:
 
 def _import_module(where: str, *, argument: str, text: str) -> Any:
     try:
-        return importlib.import_module(where)
-    except ImportError as exc:
+        found = importlib.util.find_spec(where)
+    except (ImportError, ValueError) as exc:
+        found, why = None, str(exc)
+    else:
+        why = f"no module named {where!r}"
+    if found is None:
         raise InvalidArgumentError(
-            f"{argument} {text!r}: cannot import module {where!r} ({exc}); expected an importable "
+            f"{argument} {text!r}: cannot import module {where!r} ({why}); expected an importable "
             "'package.module:Name', or a file 'path/to/file.py:Name'"
-        ) from None
+        )
+    return _exec(importlib.import_module, where, argument=argument, text=text, source=where)
 
 
 def _import_file(where: str, *, argument: str, text: str) -> Any:
@@ -76,7 +83,7 @@ def _import_file(where: str, *, argument: str, text: str) -> Any:
     if found is None and name.isidentifier() and (spec is None or _spec_origin(spec) == path):
         if str(path.parent) not in sys.path:
             sys.path.append(str(path.parent))
-        return _exec(importlib.import_module, name, argument=argument, text=text, path=path)
+        return _exec(importlib.import_module, name, argument=argument, text=text, source=path)
     # the stem is another module's name: load this file under a name of its own
     unique = f"_replify_user_{name if name.isidentifier() else 'module'}_{hashlib.sha256(str(path).encode()).hexdigest()[:8]}"
     if unique in sys.modules:
@@ -93,7 +100,7 @@ def _import_file(where: str, *, argument: str, text: str) -> Any:
             raise
         return module
 
-    module = _exec(load, unique, argument=argument, text=text, path=path)
+    module = _exec(load, unique, argument=argument, text=text, source=path)
     _pickle_by_value(module)
     return module
 
@@ -111,13 +118,36 @@ def _pickle_by_value(module: Any) -> None:
             register(module)
 
 
-def _exec(load: Callable[[str], Any], name: str, *, argument: str, text: str, path: Path) -> Any:
+def _exec(load: Callable[[str], Any], name: str, *, argument: str, text: str, source: Any) -> Any:
+    """Import a user's file, which must never end replify or speak as replify: the file sees
+    ``sys.argv`` as ``[its own path]`` while it runs (a command line parsed at import reads no
+    argument of replify's, and its usage names the file); what it writes to stderr is kept and
+    passed on; ``sys.exit`` (argparse exits so) becomes an error naming the file and its status,
+    and a ``KeyboardInterrupt`` stays an interrupt but names the file it came from."""
+    argv, captured = sys.argv, io.StringIO()
+    sys.argv = [str(source)]
     try:
-        return load(name)
+        with contextlib.redirect_stderr(captured):
+            return load(name)
+    except SystemExit as exc:
+        said = captured.getvalue().strip()
+        raise InvalidArgumentError(
+            f"{argument} {text!r}: importing {str(source)!r} called sys.exit({exc.code!r})"
+            + (f" after writing {said[-300:]!r}" if said else "")
+            + "; expected a module that defines its learner without running a program (argparse and sys.exit "
+            "belong under `if __name__ == \"__main__\":`)"
+        ) from None
+    except KeyboardInterrupt as exc:
+        raise KeyboardInterrupt(f"importing {str(source)!r} (for {argument} {text!r}) raised KeyboardInterrupt") from exc
     except Exception as exc:  # the user's module failed as it ran: say so, with its own words
         raise InvalidArgumentError(
-            f"{argument} {text!r}: importing {str(path)!r} raised {type(exc).__name__}: {exc}"
+            f"{argument} {text!r}: importing {str(source)!r} raised {type(exc).__name__}: {exc}"
         ) from exc
+    finally:
+        sys.argv = argv
+        said = captured.getvalue()
+        if said and sys.exc_info()[0] is None:  # the file's own messages, passed on when its import succeeded
+            sys.stderr.write(said)
 
 
 def _find_spec(name: str) -> Any:

@@ -4,14 +4,16 @@ share the learner's randomness R and see two independent draws S, S' of the cost
 from __future__ import annotations
 
 import math
+import numbers
 from typing import Any, Callable, Literal, Mapping
 
+import attrs
 import numpy as np
 
 from replify.checks import check_int, check_learner, check_real, check_rho, public
 from replify.engine.dispatch import dispatch
 from replify.engine.outcomes import Outcomes
-from replify.errors import InvalidArgumentError
+from replify.errors import InvalidArgumentError, LearnerProtocolError
 from replify.evaluation.provenance import provenance
 from replify.evaluation.report import Report
 from replify.evaluation.sequential import BetaBinomialCS, batches
@@ -96,113 +98,155 @@ def evaluate(
     confidence = check_real("confidence", confidence)
     if not 0.0 < confidence < 1.0:
         raise InvalidArgumentError(f"confidence must lie strictly between 0 and 1, got {confidence}")
+    _check_sequential(sequential, target, alpha)
     root = seed_sequence(seed)
-    streams = Streams(root)
-
-    arg = learner_arg(learner, label=label)
     hyper = merged_params(overrides, learner_params)
-    adv = adversary_arg(adversary)
-    seq = build_adversary(adv, n=n, horizon=horizon, seed=streams.sequence(ADVERSARY), params=adversary_params,
-                          make_adversary=make_adversary)
-    adversary_label = adv.label
-    build, label, spec = arg.builder(n=n, horizon=horizon, rho=rho, actions=actions, params=hyper), arg.label, arg.spec
-
-    _check_sequence(seq, n=n, horizon=horizon, label=adversary_label)
-    # One learner built here, before any pair: a broken factory fails now with a clear message,
-    # and each warning its parameters cause (a block size clipped to T, an uncertified rho) is
-    # shown once, pointing at the caller's line; the pairs' own builds are silent (engine.simulate).
-    probe = build(child(root, INTERNAL, 0))
-    check_learner(probe, source=f"learner {label!r}" if spec is not None else f"the learner callable {label!r}")
-    # The learner's own declared domain (an instance knows its action set's), else its spec's.
-    domain = getattr(probe, "domain", None) or (spec.domain if spec is not None else None)
+    setup = _resolve(learner, adversary, n=n, horizon=horizon, root=root, rho=rho, actions=actions,
+                     adversary_params=adversary_params, hyper=hyper, label=label)
     run = lambda ids, report_progress: dispatch(  # noqa: E731
-        build, seq, n=n, horizon=horizon, root=root, pair_ids=ids, fast_path=fast_path,
+        setup.build, setup.seq, n=n, horizon=horizon, root=root, pair_ids=ids, fast_path=fast_path,
         action_set=actions, n_jobs=check_int("n_jobs", n_jobs, minimum=1), backend=backend, scheduler=scheduler,
-        progress=report_progress, domain=domain,
+        progress=report_progress, domain=setup.domain,
     )
-    bar = reporter(progress, f"evaluate {label} on {adversary_label}")
+    bar = reporter(progress, f"evaluate {setup.label} on {setup.adversary_label}")
     try:
-        decision = interval = p_value = None
-        if not sequential:
-            if target is not None:
-                raise InvalidArgumentError("target applies only with sequential=True; got target without it")
-            if alpha is not None:
-                raise InvalidArgumentError(
-                    f"alpha applies only with sequential=True (the level of its test; a fixed-n interval's level is "
-                    f"confidence=); got alpha={alpha} without it"
-                )
-            outcomes = run(range(pairs), bar)
+        if sequential:
+            run_ = _run_sequential(run, pairs=pairs, target=check_rho(target, "target"),
+                                   alpha=0.05 if alpha is None else alpha, bar=bar)
         else:
-            if target is None:
-                raise InvalidArgumentError("sequential=True needs target= (the rho to decide against); got none")
-            target = check_rho(target, "target")
-            alpha = 0.05 if alpha is None else alpha
-            cs = BetaBinomialCS(alpha=alpha)
-            parts, done, decision, evidence = [], 0, "undecided", 0.0
-            for look in batches(pairs):  # pair k keeps its own seeds: batching changes nothing but when we look
-                parts.append(run(range(done, look), None))
-                done = look
-                if bar is not None:
-                    bar(done, pairs)
-                failures = int(sum(int((~p.identical).sum()) for p in parts))
-                evidence = max(evidence, cs.log_evidence(failures, done, target))
-                decision = cs.decide(failures, done, target)
-                if decision != "undecided":
-                    break
-            outcomes = Outcomes.concatenate(parts)
-            interval = cs.interval(failures, done)
-            p_value = min(1.0, math.exp(-evidence))
-            pairs = done
+            run_ = _Run(run(range(pairs), bar), pairs)
     finally:
         if bar is not None:
             bar.close()
-    params = outcomes.params
-    bound, bound_note = None, None
+    bound, bound_note = _regret_bound(run_.outcomes.params, setup.spec, horizon=horizon, n=n, hyper=hyper)
+    alpha = (0.05 if alpha is None else alpha) if sequential else None
+    configuration = {
+        "learner": setup.label, "adversary": setup.adversary_label, "n": n, "horizon": horizon, "pairs": run_.pairs,
+        "rho": rho, "adversary_params": dict(adversary_params or {}), "overrides": hyper, "confidence": confidence,
+        "fast_path": fast_path, "sequential": sequential, "target": target, "alpha": alpha,
+    }
+    return _report(run_, setup, n=n, horizon=horizon, seed=seed, confidence=confidence, bound=bound,
+                   bound_note=bound_note, target=target, alpha=alpha, replay_source=(setup.build, setup.seq, root, actions),
+                   provenance=provenance(seed, configuration))
+
+
+@attrs.frozen
+class _Setup:
+    """What an evaluation runs: ``build`` (seed -> learner), the adversary's sequence, their labels,
+    the learner's spec (registered names) and declared cost domain."""
+
+    build: Callable[[Any], Any]
+    seq: Any
+    label: str
+    adversary_label: str
+    spec: Any
+    domain: Any
+
+
+@attrs.frozen
+class _Run:
+    """The pairs' outcomes, how many ran, and — for a sequential test — its decision, the interval
+    at stopping and its p-value."""
+
+    outcomes: Outcomes
+    pairs: int
+    decision: str | None = None
+    interval: tuple[float, float] | None = None
+    p_value: float | None = None
+
+
+def _check_sequential(sequential: bool, target: float | None, alpha: float | None) -> None:
+    if sequential and target is None:
+        raise InvalidArgumentError("sequential=True needs target= (the rho to decide against); got none")
+    if not sequential and target is not None:
+        raise InvalidArgumentError("target applies only with sequential=True; got target without it")
+    if not sequential and alpha is not None:
+        raise InvalidArgumentError(
+            f"alpha applies only with sequential=True (the level of its test; a fixed-n interval's level is "
+            f"confidence=); got alpha={alpha} without it"
+        )
+
+
+def _resolve(learner: Any, adversary: Any, *, n: int, horizon: int, root: np.random.SeedSequence, rho: float | None,
+             actions: ActionSet | None, adversary_params: Mapping[str, Any] | None, hyper: Mapping[str, Any],
+             label: str | None) -> _Setup:
+    """The learner and the adversary resolved (:mod:`replify.sources`), the adversary built from
+    the evaluation seed's ``adversary`` stream, and one learner built as a probe."""
+    arg = learner_arg(learner, label=label)
+    adv = adversary_arg(adversary)
+    seq = build_adversary(adv, n=n, horizon=horizon, seed=Streams(root).sequence(ADVERSARY), params=adversary_params,
+                          make_adversary=make_adversary)
+    build = arg.builder(n=n, horizon=horizon, rho=rho, actions=actions, params=hyper)
+    _check_sequence(seq, n=n, horizon=horizon, label=adv.label)
+    probe = _probe(build, arg, root)
+    # The learner's own declared domain (an instance knows its action set's), else its spec's.
+    domain = getattr(probe, "domain", None) or (arg.spec.domain if arg.spec is not None else None)
+    return _Setup(build, seq, arg.label, adv.label, arg.spec, domain)
+
+
+def _probe(build: Callable[[Any], Any], arg: Any, root: np.random.SeedSequence) -> Any:
+    """One learner built before any pair: a broken factory fails now with a clear message, and each
+    warning its parameters cause (a block size clipped to T, an uncertified rho) is shown once,
+    pointing at the caller's line; the pairs' own builds are silent (engine.simulate)."""
+    source = f"learner {arg.label!r}" if arg.spec is not None else f"the learner callable {arg.label!r}"
+    try:
+        probe = build(child(root, INTERNAL, 0))
+    except Exception as exc:
+        if arg.kind != "seeded":
+            raise
+        # not a learner at all (math.sqrt): say what it was taken for
+        raise LearnerProtocolError(
+            f"learner {arg.label!r} was taken for a callable seed -> learner (it takes one argument and no rng), but "
+            f"calling it with a seed raised {type(exc).__name__}: {exc}; expected a learner class or factory taking "
+            "n, horizon, rng, or a callable that returns an object with act() and update(cost)"
+        ) from exc
+    return check_learner(probe, source=source)
+
+
+def _run_sequential(run: Callable[..., Outcomes], *, pairs: int, target: float, alpha: float, bar: Any) -> _Run:
+    """Pairs in batches until the anytime-valid confidence sequence decides against ``target``, or
+    ``pairs`` (the budget) are spent; pair k keeps its own seeds: batching changes only when we look."""
+    cs = BetaBinomialCS(alpha=alpha)
+    parts, done, decision, evidence, failures = [], 0, "undecided", 0.0, 0
+    for look in batches(pairs):
+        parts.append(run(range(done, look), None))
+        done = look
+        if bar is not None:
+            bar(done, pairs)
+        failures = int(sum(int((~p.identical).sum()) for p in parts))
+        evidence = max(evidence, cs.log_evidence(failures, done, target))
+        decision = cs.decide(failures, done, target)
+        if decision != "undecided":
+            break
+    return _Run(Outcomes.concatenate(parts), done, decision, cs.interval(failures, done), min(1.0, math.exp(-evidence)))
+
+
+def _regret_bound(params: Mapping[str, Any] | None, spec: Any, *, horizon: int, n: int,
+                  hyper: Mapping[str, Any]) -> tuple[float | None, str | None]:
+    """The certified regret bound the learner declares for the parameters in force, or the reason
+    it has none."""
     if params is not None and params.get("regret_bound") is not None:
-        bound = float(params["regret_bound"])
-    elif params is not None and params.get("regret_bound_note"):
-        bound_note = str(params["regret_bound_note"])
-    elif spec is not None and spec.parameters is None and spec.guarantee is None:
+        return float(params["regret_bound"]), None
+    if params is not None and params.get("regret_bound_note"):
+        return None, str(params["regret_bound_note"])
+    if spec is not None and spec.parameters is None and spec.guarantee is None:
         # the bound for the hyperparameters in force (``overrides``), or withheld with the reason
-        bound, bound_note = spec.regret_bound_for(horizon=horizon, n=n, params=hyper)
+        return spec.regret_bound_for(horizon=horizon, n=n, params=hyper)
+    return None, None
+
+
+def _report(run: _Run, setup: _Setup, **fields: Any) -> Report:
+    """The report built from the outcomes of the pairs."""
+    o = run.outcomes
     return Report(
-        learner=label,
-        adversary=adversary_label,
-        n=n,
-        horizon=horizon,
-        pairs=pairs,
-        seed=seed,
-        confidence=confidence,
-        identical=outcomes.identical,
-        agreement=outcomes.agreement,
-        first_divergence=outcomes.first_divergence,
-        regret=outcomes.regret,
-        params=params,
-        regret_bound=bound,
-        regret_bound_note=bound_note,
-        fast_path=outcomes.fast_path,
-        agreement_curve=outcomes.agreement_curve,
-        curve_edges=outcomes.bin_edges,
-        action_counts=outcomes.action_counts,
-        constant_regret=outcomes.constant_regret,
-        pseudo_regret=outcomes.pseudo_regret,
-        replay_source=(build, seq, root, actions),
-        curve_steps=outcomes.curve_steps,
-        regret_curve_values=outcomes.regret_curve,
-        disagreement_counts=outcomes.disagreement,
-        segment_length=outcomes.segment,
-        drift_steps=outcomes.drift_steps,
-        drift=outcomes.drift,
-        target=target,
-        decision=decision,
-        sequential_interval=interval,
-        alpha=alpha if sequential else None,
-        sequential_p_value=p_value,
-        provenance=provenance(seed, {
-            "learner": label, "adversary": adversary_label, "n": n, "horizon": horizon, "pairs": pairs, "rho": rho,
-            "adversary_params": dict(adversary_params or {}), "overrides": hyper, "confidence": confidence,
-            "fast_path": fast_path, "sequential": sequential, "target": target, "alpha": alpha if sequential else None,
-        }),
+        learner=setup.label, adversary=setup.adversary_label, pairs=run.pairs, identical=o.identical,
+        agreement=o.agreement, first_divergence=o.first_divergence, regret=o.regret, params=o.params,
+        regret_bound=fields.pop("bound"), regret_bound_note=fields.pop("bound_note"), fast_path=o.fast_path,
+        agreement_curve=o.agreement_curve, curve_edges=o.bin_edges, action_counts=o.action_counts,
+        constant_regret=o.constant_regret, pseudo_regret=o.pseudo_regret, curve_steps=o.curve_steps,
+        regret_curve_values=o.regret_curve, disagreement_counts=o.disagreement, segment_length=o.segment,
+        drift_steps=o.drift_steps, drift=o.drift, decision=run.decision, sequential_interval=run.interval,
+        sequential_p_value=run.p_value, **fields,
     )
 
 
@@ -211,6 +255,11 @@ def _check_sequence(seq: Any, *, n: int, horizon: int, label: str) -> None:
     (a sequence for T = 500 evaluated at T = 5 000 would otherwise run on, or fail deep in numpy)."""
     for attr, expected in (("n", n), ("horizon", horizon)):
         got = getattr(seq, attr, None)
+        if got is not None and (isinstance(got, bool) or not isinstance(got, numbers.Integral)):
+            raise InvalidArgumentError(
+                f"adversary {label!r} has {attr}={got!r} ({type(got).__name__}); expected the integer {attr}={expected} "
+                "that evaluate() was given"
+            )
         if got is not None and got != expected:
             raise InvalidArgumentError(
                 f"adversary {label!r} was built with {attr}={got}, but evaluate() was given {attr}={expected}; "

@@ -16,10 +16,12 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
+import inspect
 import itertools
 import json
 import math
 import os
+import pickle
 import warnings
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
@@ -37,6 +39,7 @@ from replify.errors import ArgumentTypeError, InvalidArgumentError, ReplifyWarni
 from replify.evaluation.evaluate import evaluate
 from replify.plugins.factory import accepts
 from replify.sources import LearnerArg, adversary_arg, label_of, learner_arg, merged_params
+from replify.wrapper import ReplicableFactory
 from replify.files import open_sibling, resolve
 from replify.evaluation.sequential import holm
 from replify.progress import reporter
@@ -176,16 +179,51 @@ def _same_learner(a: Any, b: Any) -> bool:
 
 
 def code_of(learner: Callable[..., Any]) -> str:
-    """Where a callable learner is defined — its module, its name (a ``functools.partial``'s
-    keywords included) and the first line of its code — so that rows written by one callable are
-    not taken for another's that has the same name (two lambdas of one function)."""
-    inner = learner
-    while isinstance(inner, functools.partial):
-        inner = inner.func
+    """What a callable learner *is*, so that a results row is reused only for the code that wrote
+    it: its qualified name and a sha256 digest of its code — the source file it is defined in (a
+    change anywhere in that file counts), else its source text, else its pickle — and of the
+    arguments a ``functools.partial`` or the decorator form fixes. Two classes that share a
+    qualified name (``__main__.Learner``, or ``mylearn.py:MyHedge`` from two folders) have the same
+    code only when their files are the same."""
+    inner, fixed = learner, []
+    while True:
+        if isinstance(inner, functools.partial):
+            fixed.append(repr(sorted(inner.keywords.items())) + repr(inner.args))
+            inner = inner.func
+        elif isinstance(inner, ReplicableFactory):
+            fixed.append(repr(sorted(inner.options.items())))
+            inner = inner.__wrapped__
+        else:
+            break
+    digest = hashlib.sha256()
+    for part in fixed:
+        digest.update(part.encode())
+    digest.update(_code_bytes(inner))
+    with contextlib.suppress(TypeError, OSError):  # which of the file's definitions (two lambdas share a file)
+        digest.update(inspect.getsource(inner).encode())
     code = getattr(inner, "__code__", None)
-    module = getattr(inner, "__module__", None) or type(inner).__module__
     line = f", line {code.co_firstlineno}" if code is not None else ""
-    return f"{module}.{label_of(learner)}{line}"
+    module = getattr(inner, "__module__", None) or type(inner).__module__
+    return f"{module}.{label_of(learner)}{line} sha256:{digest.hexdigest()[:16]}"
+
+
+def _code_bytes(obj: Any) -> bytes:
+    try:
+        source = inspect.getsourcefile(obj if inspect.isclass(obj) or inspect.isroutine(obj) else type(obj))
+        if source and os.path.isfile(source):
+            with open(source, "rb") as fh:
+                return fh.read()
+    except (TypeError, OSError):
+        pass
+    try:
+        return inspect.getsource(obj).encode()
+    except (TypeError, OSError):
+        pass
+    try:
+        return pickle.dumps(obj)
+    except Exception:  # noqa: BLE001 - unpicklable: its name and its code object are what is left
+        code = getattr(obj, "__code__", None)
+        return repr((getattr(obj, "__qualname__", repr(type(obj))), getattr(code, "co_code", b""))).encode()
 
 
 def adversary_parameters(name: str) -> frozenset[str] | None:
@@ -431,19 +469,19 @@ def sweep(
 
 def _check_callables(done: Mapping[str, dict[str, Any]], configs: Sequence[Mapping[str, Any]], keys: Sequence[str],
                      entries: Mapping[str, LearnerEntry], path: Any) -> None:
-    """A row is reused for a label the sweep made from a callable's name only when that callable
-    wrote it: two lambdas share a name, and the second must not be answered with the first's rows.
-    A label the user gave is theirs to keep apart (a changed callable gets a new label)."""
+    """A row is reused only for the code that wrote it (:func:`code_of`): two classes may share a
+    qualified name or a label, and the second must never be answered with the first's numbers. A
+    row of the label written by other code is refused by name."""
     for config, key in zip(configs, keys):
         row, entry = done.get(key), entries[config["learner"]]
-        if row is None or entry.labelled or row.get("learner_code") == entry.code:
+        if row is None or row.get("learner_code") == entry.code:
             continue
         wrote = row.get("learner_code") or f"the registered learner {config['learner']!r}"
         raise InvalidArgumentError(
             f"learners: {str(path)!r} holds rows for the label {config['learner']!r} written by {wrote}, but this "
             f"sweep's {config['learner']!r} is {entry.code or 'the registered learner ' + repr(entry.learner)} "
-            f"({entry.learner!r}); expected one learner per label: give this one its own label with "
-            f"{{'learner': ..., 'label': '...'}} (or the same label, if it is the same learner), or use another file"
+            f"({entry.learner!r}), other code; expected one learner per label: give this one its own label with "
+            f"{{'learner': ..., 'label': '...'}}, or use another file (rows are reused only for the code that wrote them)"
         )
 
 

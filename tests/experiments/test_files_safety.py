@@ -63,13 +63,13 @@ def test_an_interrupted_write_leaves_nothing_behind(tmp_path):
 
 def test_cli_json_on_a_full_disk_keeps_the_earlier_report(tmp_path, monkeypatch, capsys):
     path = tmp_path / "r.json"
-    path.write_text('{"earlier": true}\n')
+    path.write_text('{"earlier": true, "replify_version": "0.1.0"}\n')  # a document of replify's, which it may replace
     full_disk(monkeypatch)
     rc = cli.main(["run", "hedge", "--adversary", "iid-bernoulli", "-n", "2", "-T", "10", "--pairs", "2", "--quiet",
                    "--json", str(path)])
     err = capsys.readouterr().err
     assert rc == 2 and "could not write --json" in err and "was kept" in err and err.count("\n") == 1
-    assert path.read_text() == '{"earlier": true}\n'
+    assert path.read_text() == '{"earlier": true, "replify_version": "0.1.0"}\n'
     assert leftovers(tmp_path) == ["r.json"]
 
 
@@ -239,7 +239,7 @@ def test_two_callables_with_one_name_are_not_answered_with_each_others_rows(tmp_
     replify.sweep(**dict(grid, learners=[first]), path=path)
     before = path.read_bytes()
     with pytest.raises(replify.errors.InvalidArgumentError, match=r"holds rows for the label '.*<lambda>' written by "
-                       r"tests?\.?.*line \d+, but this sweep's .*line \d+ .*give this one its own label"):
+                       r"tests?\.?.*line \d+ sha256:[0-9a-f]+, but this sweep's .*line \d+ sha256:[0-9a-f]+ .*give this one its own label"):
         replify.sweep(**dict(grid, learners=[second]), path=path)
     assert path.read_bytes() == before
     labelled = replify.sweep(**dict(grid, learners=[{"learner": second, "label": "expert-1"}]), path=path)

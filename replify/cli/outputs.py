@@ -1,0 +1,174 @@
+"""What the command line writes, checked before any work: nothing a user gave or wrote is lost
+(docs/evaluation.md, "Files").
+
+An output path (``--json``, ``--plot``, a sweep's results file) is refused when it is
+
+* one of the run's inputs — the learner's or adversary's own source file, a data file or a config
+  named in the parameters (links and second names of one file resolved);
+* not a regular file: a FIFO, a terminal, ``/dev/null`` or ``/dev/stdout`` would be replaced by a
+  regular file (written whole, then renamed into place) or would block; ``--json -`` writes to
+  standard output instead, and the printed summary then goes to standard error;
+* an existing file that replify did not write (a JSON document of replify's, a figure, a
+  results file), or another output of the same command.
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Mapping
+
+from replify._version import __version__
+from replify.checks import check_output_path, same_file
+from replify.errors import OutputPathError
+from replify.experiments.sweeps import check_results_file
+from replify.files import atomic_write
+from replify.plots import PLOT_SUFFIXES, require_matplotlib
+from replify.references import is_reference
+
+#: ``--json -``: the document goes to standard output.
+STDOUT = "-"
+
+#: Top-level keys of the JSON documents replify's commands wrote before they carried
+#: ``replify_version`` (a demo's, a stress search's, a calibration's): such a file is still replify's.
+_LEGACY_DOCUMENTS = (
+    frozenset({"demo", "note", "rows", "settings"}),
+    frozenset({"budget", "candidates", "horizon", "learner", "n", "pairs_used", "rho", "worst"}),
+)
+
+#: Files larger than this are not read to decide whether they are replify's (a report of a million
+#: pairs is far smaller): such a file is not replaced.
+_LARGEST_READ = 1 << 30
+
+#: How the first bytes of a figure replify saved (through matplotlib) begin, by suffix, and the
+#: mark matplotlib leaves in it.
+_FIGURE_MARKS = {".png": b"Matplotlib", ".pdf": b"Matplotlib", ".svg": b"Matplotlib"}
+
+
+def is_replify_json(path: Path) -> bool:
+    """Whether ``path`` holds a JSON document a replify command wrote: a report (its
+    ``provenance`` names replify), or a document carrying ``replify_version``."""
+    try:
+        if os.path.getsize(path) > _LARGEST_READ:
+            return False
+        with open(path, "rb") as fh:
+            data = json.loads(fh.read())
+    except (OSError, UnicodeDecodeError, ValueError):
+        return False
+    if not isinstance(data, dict):
+        return False
+    provenance = data.get("provenance")
+    return ("replify_version" in data or (isinstance(provenance, dict) and "replify" in provenance)
+            or frozenset(data) in _LEGACY_DOCUMENTS)
+
+
+def is_replify_figure(path: Path) -> bool:
+    """Whether ``path`` holds a figure saved by matplotlib (as every replify figure is): its
+    first 64 KiB carry matplotlib's mark (PNG text chunk, PDF producer, SVG comment)."""
+    mark = _FIGURE_MARKS.get(path.suffix.lower())
+    if mark is None:
+        return False
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(1 << 16)
+    except OSError:
+        return False
+    return mark in head
+
+
+def input_files(objects: Iterable[Any] = (), params: Iterable[Any] = (), references: Iterable[Any] = ()) -> list[Path]:
+    """The files a run reads: the source files of ``objects`` (a user's learner and adversary),
+    the files that ``references`` (``"path/file.py:Name"``) name, and every string in ``params``
+    (nested in lists and dicts too) that names an existing file (a data file, a config)."""
+    found: list[Path] = []
+    for obj in objects:
+        source = _source_file(obj)
+        if source is not None:
+            found.append(source)
+    for ref in references:
+        if is_reference(ref):
+            where = ref.rpartition(":")[0]
+            if where.endswith(".py"):
+                found.append(Path(where))
+    for value in _strings(list(params)):
+        if os.path.isfile(value):
+            found.append(Path(value))
+    return found
+
+
+def _source_file(obj: Any) -> Path | None:
+    if isinstance(obj, str) or obj is None:
+        return None
+    inner = getattr(obj, "func", obj)  # a functools.partial's function
+    try:
+        source = inspect.getsourcefile(inner if inspect.isclass(inner) or inspect.isroutine(inner) else type(inner))
+    except (TypeError, OSError):
+        return None
+    return Path(source) if source and os.path.isfile(source) else None
+
+
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, Mapping):
+        for v in value.values():
+            yield from _strings(v)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _strings(v)
+
+
+def check_outputs(args: argparse.Namespace, plot: Any = None, output: Any = None, *, inputs: Iterable[Path] = (),
+                  output_option: str = "--output", plot_option: str = "--plot", config: Any = None) -> None:
+    """Every output path of a command checked before any work (module docstring): a long run
+    never ends in a refusal, and no output replaces an input, a file replify did not write, or
+    another output of the same command."""
+    inputs = [*inputs, *([config] if config else [])]
+    named: list[tuple[str, Any]] = [("the config file", config)] if config else []
+    json_path = getattr(args, "json", None)
+    if json_path and json_path != STDOUT:
+        check_output_path(json_path, what="--json", inputs=inputs, ours=is_replify_json, kind="JSON document")
+        named.append(("--json", json_path))
+    for value in (getattr(args, "plot", None), plot):
+        if value:
+            check_output_path(value, what=plot_option, suffixes=PLOT_SUFFIXES, inputs=inputs, ours=is_replify_figure,
+                              kind="figure")
+            require_matplotlib(plot_option)
+            named.append((plot_option, value))
+            break  # --plot given on the command line replaces the config's plot
+    if output:
+        check_output_path(output, what=output_option, inputs=[i for i in inputs if i != config], kind="results file")
+        named.append((output_option, output))
+    for i, (what, value) in enumerate(named):
+        for other_what, other in named[:i]:
+            if same_file(value, other):
+                raise OutputPathError(
+                    f"{what} {str(value)!r} and {other_what} {str(other)!r} are the same file; expected different "
+                    f"files: {what} would overwrite {other_what}"
+                )
+    if output:  # after the clashes: "--output is the config" says more than "the config is not results"
+        check_results_file(output, what=output_option)
+
+
+def write_json(args: argparse.Namespace, document: Mapping[str, Any]) -> None:
+    """``document`` as JSON at ``--json`` (written whole, or not at all), or on standard output for
+    ``--json -``. A document other than a report (which names replify in its provenance) carries
+    ``replify_version``, so that a later run recognises the file as replify's to replace."""
+    if not args.json:
+        return
+    if "provenance" not in document:
+        document = {**document, "replify_version": __version__}
+    text = json.dumps(document, indent=2, sort_keys=True) + "\n"
+    if args.json == STDOUT:
+        stdout = getattr(args, "stdout", None) or sys.stdout
+        stdout.write(text)
+        stdout.flush()
+    else:
+        atomic_write(args.json, text, what="--json")
+
+
+__all__ = ["STDOUT", "check_outputs", "input_files", "is_replify_figure", "is_replify_json", "write_json"]
