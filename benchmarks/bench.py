@@ -18,7 +18,7 @@ import numpy as np
 
 import replify
 from replify.components.bandits import BanditLanes, LaneBandit
-from replify.randomness import DATA, INTERNAL, child, seed_sequence
+from replify.base.randomness import DATA, INTERNAL, child, seed_sequence
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
 from quickstart import MyHedge  # noqa: E402

@@ -15,7 +15,7 @@ import numpy as np
 
 import replify
 from replify.components.actions import Simplex
-from replify.randomness import DATA, INTERNAL, child, seed_sequence
+from replify.base.randomness import DATA, INTERNAL, child, seed_sequence
 
 QUICK = "--quick" in sys.argv
 T, rho = (2_000 if QUICK else 10_000), 0.1

@@ -8,7 +8,7 @@ regret over paired runs (:func:`evaluate`).
 
 from __future__ import annotations
 
-from replify import errors
+from replify import _moved, errors
 from replify._version import __version__
 from replify.anytime import anytime
 from replify.components import actions
@@ -21,8 +21,11 @@ from replify.guarantees.theory import FrameworkParams, certified_eps
 from replify.plugins.factory import make, make_adversary
 from replify.plugins.registry import Registry, adversaries, check_pending, hookimpl, hookspec, learners, registry
 from replify.plugins.specs import AdversarySpec, DistributionSequence, Learner, LearnerSpec
-from replify.randomness import Streams
+from replify.base.randomness import Streams
 from replify.wrapper import ReplicableFactory, ReplicableLearner, wrap
+
+# modules and names that moved keep their old import paths, with a DeprecationWarning (replify._moved)
+_moved.install()
 
 __all__ = [
     "__version__",

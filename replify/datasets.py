@@ -34,7 +34,7 @@ from typing import Any
 import attrs
 import numpy as np
 
-from replify.checks import check_int, check_real, public
+from replify.base.checks import check_int, check_real, public
 from replify.errors import InvalidArgumentError, MissingExtraError
 
 

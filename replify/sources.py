@@ -37,7 +37,7 @@ from replify.errors import ArgumentTypeError, InvalidArgumentError, LearnerProto
 from replify.plugins.factory import check_accepts, make, rho_optional, signature, takes_rng
 from replify.plugins.registry import registry
 from replify.plugins.specs import LearnerSpec
-from replify.references import is_reference, load_reference
+from replify.base.references import is_reference, load_reference
 from replify.wrapper import ReplicableFactory, ReplicableLearner
 
 LearnerKind = Literal["registered", "factory", "replicable", "seeded"]
@@ -247,7 +247,7 @@ class FactoryBuild:
 
 
 #: The options of :func:`replify.wrap` that a run may add to a wrapped class's (n and horizon come from the run).
-WRAP_OPTIONS = ("rho", "norm", "block_size", "eps", "learner_params")
+WRAP_OPTIONS = ("rho", "norm", "block_size", "blocks", "eps", "learner_params")
 
 
 class WrappedBuild:

@@ -17,17 +17,17 @@ from typing import Any, Callable, Literal, Mapping
 import attrs
 import numpy as np
 
-from replify.checks import CostDomain, check_factory, check_int, check_learner, check_rho, public
+from replify.base.checks import CostDomain, check_factory, check_int, check_learner, check_rho, public
 from replify.errors import InvalidArgumentError, LearnerProtocolError
-from replify.guarantees.theory import FrameworkParams, framework_params
+from replify.guarantees.theory import FrameworkParams, certified_eps, framework_params
 from replify.components.bandits import is_bandit
 from replify.components.blocks import BlockLearner
 from replify.components.grid import grid_point
 from replify.plugins.factory import check_accepts
 from replify.plugins.registry import registry
 from replify.plugins.specs import LearnerSpec
-from replify.randomness import Seed, Streams, seed_sequence
-from replify.references import is_reference, load_reference
+from replify.base.randomness import Seed, Streams, seed_sequence
+from replify.base.references import is_reference, load_reference
 
 
 class ReplicableLearner(BlockLearner):
@@ -305,10 +305,11 @@ def wrap(
     seed: int | np.random.SeedSequence | None = None,
     norm: Literal["linf", "l1"] | None = None,
     block_size: int | None = None,
-    eps: float | None = None,
+    eps: float | Literal["certified"] | None = None,
     rounding: bool = True,
     problem: Literal["experts", "olo"] | None = None,
     learner_params: Mapping[str, Any] | None = None,
+    blocks: int | None = None,
 ) -> Any:
     """Make any online learner adversarially ρ-replicable with the paper's general framework
     (Alg. ``general-framework`` for ``norm="l1"``, ``general-framework-ell-infty`` for
@@ -335,6 +336,12 @@ def wrap(
     voids the replicability guarantee — ``params.replicability_bound`` is then ``None``,
     ``params.certified`` False and reports claim only what they measure.
 
+    What scales with T can be given in its own terms, so that one decorated class serves every
+    horizon (a sweep over T, docs/wrapper.md "Choosing B and eps"): ``blocks=K`` plays K blocks,
+    B = ⌈T/K⌉ (instead of ``block_size``), and ``eps="certified"`` takes the largest ε whose union
+    bound still certifies ρ at that B (:func:`replify.certified_eps`; without a block size, the
+    theorem's own ε, certified at its own B).
+
     The regret is at most ``(B + 2/ε)·Regret_{T/B}(internal)`` (ℓ∞; ``B + 2n/ε`` for ℓ1),
     i.e. ``2B·Regret_{T/B}(internal)`` at the theorem's parameters (``learner.params``). With the
     corrected m ~ n√(T ln(T/ρ)) of the ℓ∞ case, B ~ n^{1/2}T^{3/4}ρ^{-1/2} and, with FTPL or Hedge
@@ -346,10 +353,16 @@ def wrap(
         k: v
         for k, v in dict(
             n=n, horizon=horizon, rho=rho, seed=seed, norm=norm, block_size=block_size,
-            eps=eps, problem=problem, learner_params=learner_params,
+            eps=eps, problem=problem, learner_params=learner_params, blocks=blocks,
         ).items()
         if v is not None
     }
+    if blocks is not None and block_size is not None:
+        raise InvalidArgumentError(
+            f"give one of blocks={blocks} (B = ceil(T / blocks)) and block_size={block_size}; got both"
+        )
+    if blocks is not None:
+        check_int("blocks", blocks, minimum=1)
     if not rounding:
         options["rounding"] = False
     if learner is None:
@@ -361,6 +374,12 @@ def wrap(
             f"to wrap a class for later, use the decorator form @wrap(horizon=..., rho=...)"
         )
     spec = resolve_spec(learner, norm=norm, problem=problem)
+    if blocks is not None:
+        block_size = max(1, -(-options["horizon"] // blocks))
+    if eps == "certified":
+        eps = None if block_size is None else certified_eps(
+            learner if isinstance(learner, str) else None, horizon=options["horizon"], n=options["n"],
+            rho=options["rho"], block_size=block_size, norm=norm or spec.norm)
     built = ReplicableLearner(
         spec,
         n=options["n"],

@@ -4,5 +4,5 @@ random signs and the stress suite.
 
 Each registers through the ``"replify"`` entry-point group exactly as a third-party plugin would
 (docs/plugins.md). May import: replify's public API (``import replify``) and its building blocks
-(``replify.components``, ``replify.guarantees``, ``replify.checks``); the core never imports them.
+(``replify.components``, ``replify.guarantees``, ``replify.base.checks``); the core never imports them.
 """

@@ -15,7 +15,7 @@ import numpy as np
 import replify
 from replify.components.sequences import ChunkedSequence, check_sizes
 from replify.components.userdata import load_cost_matrix
-from replify.checks import check_int
+from replify.base.checks import check_int
 from replify.errors import InvalidArgumentError
 
 

@@ -23,7 +23,7 @@ import numpy as np
 
 import replify
 from replify.components.sequences import ChunkedSequence, check_flag, check_sizes
-from replify.checks import check_real
+from replify.base.checks import check_real
 from replify.errors import InvalidArgumentError
 
 DELTA = 1.0 / 16.0  # the coin lemma's failure probability, as in the theorem

@@ -10,7 +10,7 @@ import numpy as np
 
 import replify
 from replify.components.sequences import ChunkedSequence, check_sizes
-from replify.checks import check_int, check_positive, check_real
+from replify.base.checks import check_int, check_positive, check_real
 from replify.errors import InvalidArgumentError
 
 

@@ -11,7 +11,7 @@ import numpy as np
 
 import replify
 from replify.components.sequences import ChunkedSequence, check_means, check_scale, check_sizes
-from replify.checks import check_real
+from replify.base.checks import check_real
 from replify.errors import InvalidArgumentError
 
 

@@ -11,7 +11,7 @@ import numpy as np
 import replify
 from replify.components.sequences import ChunkedSequence, check_means, check_sizes
 from replify.components.userdata import load_cost_matrix
-from replify.checks import as_int_array
+from replify.base.checks import as_int_array
 from replify.errors import InvalidArgumentError
 
 

@@ -27,7 +27,7 @@ import numpy as np
 
 import replify
 from replify.components.sequences import check_sizes
-from replify.checks import check_int, check_real
+from replify.base.checks import check_int, check_real
 from replify.errors import InvalidArgumentError
 from replify_plugins.adversaries.bernoulli import IidBernoulli
 from replify_plugins.adversaries.switching import SwitchingBernoulli

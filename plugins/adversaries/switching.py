@@ -10,7 +10,7 @@ import numpy as np
 
 import replify
 from replify.components.sequences import ChunkedSequence, check_scale, check_sizes
-from replify.checks import as_float_array, as_int_array
+from replify.base.checks import as_float_array, as_int_array
 from replify.errors import InvalidArgumentError
 
 

@@ -31,7 +31,7 @@ import attrs
 import numpy as np
 
 import replify
-from replify.checks import check_int, check_positive, check_rho
+from replify.base.checks import check_int, check_positive, check_rho
 from replify.errors import InvalidArgumentError
 from replify.components.bandits import BanditLearner
 from replify.components.grid import grid_point

@@ -24,7 +24,7 @@ import math
 import numpy as np
 
 import replify
-from replify.checks import check_positive
+from replify.base.checks import check_positive
 from replify.components.bandits import BanditLanes, LaneBandit
 from replify.components.doubling import DOUBLING_FACTOR, epoch_of
 

@@ -60,7 +60,7 @@ import attrs
 import numpy as np
 
 import replify
-from replify.checks import check_int, check_positive, check_rho
+from replify.base.checks import check_int, check_positive, check_rho
 from replify.errors import CostError, InvalidArgumentError
 from replify.components.bandits import BanditLearner
 from replify.components.grid import grid_point

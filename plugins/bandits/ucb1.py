@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 import replify
-from replify.checks import check_positive
+from replify.base.checks import check_positive
 from replify.components.bandits import BanditLanes, LaneBandit
 
 

@@ -16,7 +16,7 @@ import attrs
 import numpy as np
 
 import replify
-from replify.checks import CostDomain, check_int
+from replify.base.checks import CostDomain, check_int
 from replify.components.blocks import BlockLearner
 
 

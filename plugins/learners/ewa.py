@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 import replify
-from replify.checks import check_positive, check_remaining
+from replify.base.checks import check_positive, check_remaining
 from replify.components.cumulative import running_sums
 from replify.components.doubling import DOUBLING_FACTOR, epoch_of
 from replify.components.mixtures import MixedLearner, softmax

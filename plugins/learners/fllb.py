@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 import replify
-from replify.checks import check_int, check_positive, check_rho
+from replify.base.checks import check_int, check_positive, check_rho
 from replify.guarantees.certificates import UnionBound, certify, drift_l1
 from replify.guarantees.theory import resolve_block_and_eps
 from replify.components.actions import ActionSet, resolve_actions

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 import replify
-from replify.checks import check_int, check_positive
+from replify.base.checks import check_int, check_positive
 from replify.components.actions import ActionSet, resolve_actions
 from replify.components.blocks import BlockParams, BlockLearner
 from replify_plugins.learners import fllb

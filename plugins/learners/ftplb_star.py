@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 import replify
-from replify.checks import CostDomain, check_int, check_rho
+from replify.base.checks import CostDomain, check_int, check_rho
 from replify.errors import InvalidArgumentError
 from replify.guarantees.certificates import UnionBound, certify
 from replify.guarantees.theory import resolve_block_and_eps

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 import replify
-from replify.checks import CostDomain, check_int, check_next_step, check_positive, check_remaining
+from replify.base.checks import CostDomain, check_int, check_next_step, check_positive, check_remaining
 from replify.components.cumulative import running_sums
 from replify.components.describe import Described
 

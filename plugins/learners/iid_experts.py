@@ -28,7 +28,7 @@ import attrs
 import numpy as np
 
 import replify
-from replify.checks import CostDomain, check_int, check_next_step, check_positive, check_remaining, check_rho
+from replify.base.checks import CostDomain, check_int, check_next_step, check_positive, check_remaining, check_rho
 from replify.errors import InvalidArgumentError, ReplicabilityWarning, warn
 from replify.components.blocks import CHUNK_ROWS
 from replify.components.cumulative import running_sums

@@ -23,7 +23,7 @@ import attrs
 import numpy as np
 
 import replify
-from replify.checks import CostDomain, check_int, check_positive, check_real, check_rho
+from replify.base.checks import CostDomain, check_int, check_positive, check_real, check_rho
 from replify.errors import InvalidArgumentError
 from replify.guarantees.certificates import certify
 from replify.components.blocks import BlockLearner

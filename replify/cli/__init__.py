@@ -8,7 +8,7 @@ is a bug and keeps its traceback. Every output path is checked before any work
 data, the sweep's config), another output of the command, something other than a regular file, or
 an existing file replify did not write; ``--json -`` writes the document to standard output and
 the summary to standard error. ``--json`` and ``--plot`` files are written whole or not at all
-(:mod:`replify.files`). A progress bar goes to stderr for anything that runs longer than a second
+(:mod:`replify.base.files`). A progress bar goes to stderr for anything that runs longer than a second
 on a terminal, progress lines a few times a minute when stderr is a file or a pipe, nothing with
 ``--quiet``. ``commands`` holds the commands, ``outputs`` what they write, ``text`` what they print."""
 

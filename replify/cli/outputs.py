@@ -23,12 +23,12 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping
 
 from replify._version import __version__
-from replify.checks import check_output_path, same_file
+from replify.base.checks import check_output_path, same_file
 from replify.errors import OutputPathError
 from replify.experiments.sweeps import check_results_file
-from replify.files import atomic_write
+from replify.base.files import atomic_write
 from replify.plots import PLOT_SUFFIXES, require_matplotlib
-from replify.references import is_reference
+from replify.base.references import is_reference
 
 #: ``--json -``: the document goes to standard output.
 STDOUT = "-"

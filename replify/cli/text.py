@@ -9,7 +9,7 @@ from typing import Any
 from replify.plots import rho_interval_label
 
 #: typeguard's report of a value that matches no member of a union, as the public boundary
-#: words it (replify.checks.public): one line per member, which the command line folds into one.
+#: words it (replify.base.checks.public): one line per member, which the command line folds into one.
 _UNION = re.compile(r'argument "(?P<name>[^"]+)" \((?P<got>\S+) did not match any element in the union:\n'
                     r'(?P<members>(?:  .*\n?)+)\) in (?P<func>\S+)', re.DOTALL)
 

@@ -13,7 +13,7 @@ from typing import Any
 import attrs
 import numpy as np
 
-from replify.checks import as_float_array, check_int
+from replify.base.checks import as_float_array, check_int
 from replify.errors import InvalidArgumentError
 
 

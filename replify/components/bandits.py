@@ -61,7 +61,7 @@ from typing import Any, ClassVar, Sequence
 
 import numpy as np
 
-from replify.checks import CostDomain, check_action, check_feedback, check_int, check_next_step
+from replify.base.checks import CostDomain, check_action, check_feedback, check_int, check_next_step
 from replify.errors import ActionError, CostError, LearnerProtocolError
 from replify.components.describe import Described
 

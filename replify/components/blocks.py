@@ -15,7 +15,7 @@ from typing import Any
 import attrs
 import numpy as np
 
-from replify.checks import CostDomain, check_action, check_int, check_next_step, check_remaining
+from replify.base.checks import CostDomain, check_action, check_int, check_next_step, check_remaining
 from replify.guarantees.certificates import UnionBound
 from replify.components.describe import Described
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from replify.checks import CostDomain, check_int, check_next_step
+from replify.base.checks import CostDomain, check_int, check_next_step
 from replify.components.describe import Described
 
 #: Costs in [0, 1]^n, as the rules' tunings assume.

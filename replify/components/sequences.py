@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from replify.checks import as_float_array, check_int, check_real
+from replify.base.checks import as_float_array, check_int, check_real
 from replify.errors import InvalidArgumentError
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from replify.checks import as_float_array
+from replify.base.checks import as_float_array
 from replify.errors import InvalidArgumentError
 
 

@@ -11,3 +11,8 @@ May import: the ground floor and ``replify.components``. Never the
 registry, the factory or ``replify.evaluation``: data flow one way, adversary → costs →
 learners → actions → outcomes.
 """
+
+from replify._moved import names_getattr
+
+# the names this package held when it was one module, kept importable (replify._moved)
+__getattr__ = names_getattr(__name__)

@@ -8,3 +8,8 @@ anytime-valid confidence sequence and Holm's procedure), ``provenance`` (version
 May import: everything below — the ground floor, learners, plugins, the engine. ``stats`` and
 ``sequential`` import only the ground floor, so experiments and tests may use them alone.
 """
+
+from replify._moved import names_getattr
+
+# the names this package held when it was one module, kept importable (replify._moved)
+__getattr__ = names_getattr(__name__)

@@ -10,7 +10,7 @@ from typing import Any, Callable, Literal, Mapping
 import attrs
 import numpy as np
 
-from replify.checks import check_int, check_learner, check_real, check_rho, public
+from replify.base.checks import check_int, check_learner, check_real, check_rho, public
 from replify.engine.dispatch import dispatch
 from replify.engine.outcomes import Outcomes
 from replify.errors import InvalidArgumentError, LearnerProtocolError
@@ -19,8 +19,8 @@ from replify.evaluation.report import Report
 from replify.evaluation.sequential import BetaBinomialCS, batches
 from replify.components.actions import ActionSet
 from replify.plugins.factory import make_adversary
-from replify.progress import reporter
-from replify.randomness import ADVERSARY, INTERNAL, Streams, child, seed_sequence
+from replify.base.progress import reporter
+from replify.base.randomness import ADVERSARY, INTERNAL, Streams, child, seed_sequence
 from replify.sources import adversary_arg, build_adversary, learner_arg, merged_params
 
 

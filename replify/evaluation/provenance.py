@@ -11,7 +11,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from replify._version import __version__
-from replify.randomness import seed_sequence
+from replify.base.randomness import seed_sequence
 
 
 @functools.lru_cache(maxsize=1)

@@ -25,7 +25,7 @@ from typing import Literal
 
 import attrs
 
-from replify.checks import check_int, check_positive, check_real
+from replify.base.checks import check_int, check_positive, check_real
 from replify.errors import InvalidArgumentError
 from replify.evaluation.stats import bisect
 

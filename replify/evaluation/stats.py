@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from replify.checks import check_int, check_probability, check_real
+from replify.base.checks import check_int, check_probability, check_real
 from replify.errors import ArgumentTypeError, InvalidArgumentError
 
 _BISECTIONS = 200  # enough to reach the fixed point of float64 bisection on [0, 1]

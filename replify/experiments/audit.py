@@ -25,7 +25,7 @@ from typing import Any
 import attrs
 import numpy as np
 
-from replify.checks import check_int, check_real, check_rho, public
+from replify.base.checks import check_int, check_real, check_rho, public
 from replify.errors import InvalidArgumentError
 from replify.evaluation.evaluate import evaluate
 from replify.evaluation.stats import binomial_upper_tail

@@ -22,7 +22,7 @@ from typing import Any, Callable, Mapping, Sequence
 import attrs
 import numpy as np
 
-from replify.checks import check_int, check_rho, public
+from replify.base.checks import check_int, check_rho, public
 from replify.errors import InvalidArgumentError, ReplifyWarning
 from replify.evaluation.evaluate import evaluate
 from replify.evaluation.provenance import jsonable
@@ -31,8 +31,8 @@ from replify.experiments.stress import stress
 from replify.plugins.factory import make
 from replify.plugins.registry import hookimpl, registry
 from replify.plugins.specs import LearnerSpec
-from replify.progress import reporter
-from replify.randomness import seed_sequence
+from replify.base.progress import reporter
+from replify.base.randomness import seed_sequence
 from replify.sources import learner_arg
 
 @attrs.frozen(kw_only=True)

@@ -8,7 +8,7 @@ import math
 import warnings
 from typing import Any, Mapping, Sequence
 
-from replify.checks import check_int, check_real
+from replify.base.checks import check_int, check_real
 from replify.errors import InvalidArgumentError, LearnerProtocolError, ReplifyWarning, UnknownNameError
 from replify.evaluation.sequential import BetaBinomialCS
 from replify.guarantees.theory import certified_eps

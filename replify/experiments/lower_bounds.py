@@ -20,7 +20,7 @@ from typing import Any, Callable, Iterator
 import attrs
 import numpy as np
 
-from replify.checks import check_int, public
+from replify.base.checks import check_int, public
 from replify.errors import BlockSizeWarning, InvalidArgumentError
 from replify.evaluation.evaluate import evaluate
 from replify.evaluation.stats import clopper_pearson, t_interval
@@ -28,8 +28,8 @@ from replify.guarantees.theory import certified_eps
 from replify.components.actions import Simplex
 from replify.plots import colour, figure, legend, log_axis, save_figure, set_title
 from replify.plugins.factory import make, make_adversary
-from replify.progress import ProgressArg, reporter
-from replify.randomness import DATA, INTERNAL, child, seed_sequence
+from replify.base.progress import ProgressArg, reporter
+from replify.base.randomness import DATA, INTERNAL, child, seed_sequence
 from replify.wrapper import wrap
 
 

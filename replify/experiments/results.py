@@ -28,7 +28,7 @@ except ImportError:  # pragma: no cover - not POSIX: no advisory locks to take
 
 from replify._version import __version__
 from replify.errors import OutputPathError, SweepLockedError
-from replify.files import atomic_write, open_sibling
+from replify.base.files import atomic_write, open_sibling
 from replify.evaluation.provenance import jsonable
 
 
@@ -158,7 +158,7 @@ def _load(path: Path, wanted: frozenset[str] = frozenset()) -> _FileState:
     Lines that are not complete rows — a line torn by an interruption, bytes that are not UTF-8,
     text that is not JSON, JSON that is not a row — are moved to ``<file>.rejected`` (appended and
     synced, so nothing is ever lost) and the file is rewritten with the good rows only
-    (atomically: :func:`replify.files.atomic_write`). Rows repeated byte for byte (two writers) are
+    (atomically: :func:`replify.base.files.atomic_write`). Rows repeated byte for byte (two writers) are
     kept once; a row whose identity repeats with other content is set aside too. A row this sweep
     would reuse (its identity in ``wanted``) is checked first (:func:`_row_problem`): one that fails
     — edited by hand, holding a NaN, written without a digest — is set aside and measured again."""

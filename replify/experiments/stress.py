@@ -22,11 +22,11 @@ from typing import Any, Callable, Mapping, Sequence
 import attrs
 import numpy as np
 
-from replify.checks import check_int, check_probability, check_rho, public
+from replify.base.checks import check_int, check_probability, check_rho, public
 from replify.errors import InvalidArgumentError, ReplifyWarning
 from replify.evaluation.evaluate import evaluate
-from replify.progress import reporter
-from replify.randomness import INTERNAL, child, seed_sequence
+from replify.base.progress import reporter
+from replify.base.randomness import INTERNAL, child, seed_sequence
 from replify.sources import learner_arg, merged_params
 from replify.evaluation.stats import binomial_upper_tail, clopper_pearson
 

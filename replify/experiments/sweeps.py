@@ -34,15 +34,15 @@ except ImportError:  # pragma: no cover - not POSIX: no advisory locks to take
     fcntl = None
 
 from replify._version import __version__
-from replify.checks import check_int, check_output_path, public
+from replify.base.checks import check_int, check_output_path, public
 from replify.errors import ArgumentTypeError, InvalidArgumentError, ReplifyWarning, ResultsFileWarning, warn
 from replify.evaluation.evaluate import evaluate
 from replify.plugins.factory import accepts
 from replify.sources import LearnerArg, adversary_arg, label_of, learner_arg, merged_params
 from replify.wrapper import ReplicableFactory
-from replify.files import open_sibling, resolve
+from replify.base.files import open_sibling, resolve
 from replify.evaluation.sequential import holm
-from replify.progress import reporter
+from replify.base.progress import reporter
 from replify.evaluation.provenance import jsonable
 from replify.experiments.results import _FileState, _load, _locked, check_results_file, identity, row_digest
 

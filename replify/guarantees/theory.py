@@ -12,7 +12,7 @@ from typing import Callable, Literal
 
 import attrs
 
-from replify.checks import check_int, check_positive, check_rho, public
+from replify.base.checks import check_int, check_positive, check_rho, public
 from replify.errors import BlockSizeWarning, InvalidArgumentError, ReplicabilityWarning, warn
 from replify.guarantees.certificates import UnionBound, certify, drift_l1, radius_l1
 from replify.components.blocks import BlockParams, n_blocks

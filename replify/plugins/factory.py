@@ -11,11 +11,11 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
-from replify.checks import check_feedback, check_int, check_learner, check_rho, public
+from replify.base.checks import check_feedback, check_int, check_learner, check_rho, public
 from replify.errors import InvalidArgumentError, LearnerProtocolError, ReplifyError
 from replify.components.actions import ActionSet
 from replify.plugins.registry import registry
-from replify.randomness import Streams
+from replify.base.randomness import Streams
 
 
 @functools.lru_cache(maxsize=256)

@@ -10,7 +10,7 @@ from typing import Any, Callable, Literal, Mapping, Protocol, runtime_checkable
 import attrs
 import numpy as np
 
-from replify.checks import CostDomain
+from replify.base.checks import CostDomain
 from replify.errors import InvalidArgumentError, LearnerProtocolError
 
 Problem = Literal["experts", "olo"]

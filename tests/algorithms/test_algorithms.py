@@ -222,8 +222,8 @@ def test_evaluate_measures_olo_regret_over_the_action_set():
             return rng.uniform(-1, 1, (self.horizon, self.n)) / 3 + np.array([0.1, -0.1, 0.0]) / 3
 
     report = replify.evaluate("ftpl", L1Costs(), n=3, horizon=500, pairs=3, seed=4, actions=Box(3))
-    learner = replify.make("ftpl", actions=Box(3), horizon=500, seed=replify.randomness.child(replify.randomness.seed_sequence(4), 0, 0))
-    costs = L1Costs().sample(np.random.default_rng(replify.randomness.child(replify.randomness.seed_sequence(4), 2, 0, 0)))
+    learner = replify.make("ftpl", actions=Box(3), horizon=500, seed=replify.base.randomness.child(replify.base.randomness.seed_sequence(4), 0, 0))
+    costs = L1Costs().sample(np.random.default_rng(replify.base.randomness.child(replify.base.randomness.seed_sequence(4), 2, 0, 0)))
     a = learner.run(costs)
     expected = (a * costs).sum() - np.minimum(costs.sum(axis=0), 0).sum()  # best vertex of the box
     assert report.regret[0, 0] == pytest.approx(expected)

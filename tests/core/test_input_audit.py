@@ -11,7 +11,7 @@ import replify
 from replify import testing
 from replify.evaluation import stats
 from replify.components.bandits import BanditLearner, is_bandit
-from replify.checks import CostDomain, check_learner
+from replify.base.checks import CostDomain, check_learner
 from replify.errors import (
     ActionError,
     ArgumentTypeError,

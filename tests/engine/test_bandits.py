@@ -9,7 +9,7 @@ import pytest
 import replify
 from replify.engine import limits as engine  # the engine's sizes, which tests shrink
 from replify.errors import ActionError, CostError, LearnerProtocolError
-from replify.randomness import DATA, INTERNAL, child, seed_sequence
+from replify.base.randomness import DATA, INTERNAL, child, seed_sequence
 
 from test_engine import UniformCosts
 

@@ -9,7 +9,7 @@ import pytest
 
 import replify
 from replify.experiments.audit import HistoryHash
-from replify.randomness import DATA, INTERNAL, child, seed_sequence
+from replify.base.randomness import DATA, INTERNAL, child, seed_sequence
 from replify.evaluation.stats import binomial_upper_tail
 
 SPREAD = {"means": np.linspace(0.3, 0.7, 10)}
@@ -57,7 +57,7 @@ def test_the_max_step_interval_covers_at_its_level():
 
     class Coin(replify.components.blocks.BlockLearner):  # a block learner that parts in block 2 w.p. exactly 1/4
         def __init__(self, *, n, horizon, rng):
-            super().__init__(n=n, horizon=horizon, block_size=B, domain=replify.checks.CostDomain(low=-1.0, high=1.0))
+            super().__init__(n=n, horizon=horizon, block_size=B, domain=replify.base.checks.CostDomain(low=-1.0, high=1.0))
             self._action = 0
 
         def _decide(self, cums, steps):

@@ -9,7 +9,7 @@ import pytest
 
 import replify
 from replify.errors import InvalidArgumentError
-from replify.randomness import INTERNAL, child, seed_sequence
+from replify.base.randomness import INTERNAL, child, seed_sequence
 
 from conftest import RandomHedge
 
@@ -156,7 +156,7 @@ class MixedHedgeRun(MixedHedge):
 @pytest.mark.parametrize("cls", [MixedHedge, MixedHedgeRun])
 def test_a_mixed_strategy_is_sampled_from_the_pairs_stream_and_pays_its_expected_cost(cls):
     from replify.engine.outcomes import step_costs  # noqa: F401 - the engine's accounting is what is checked
-    from replify.randomness import DATA, MIXED
+    from replify.base.randomness import DATA, MIXED
 
     n, T = 3, 400
     report = replify.evaluate(cls, "iid-bernoulli", n=n, horizon=T, pairs=4, seed=2, adversary_params={"means": [0.4, 0.5, 0.6]})

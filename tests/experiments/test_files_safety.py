@@ -10,7 +10,7 @@ import pytest
 
 import replify
 from replify import cli
-from replify.files import atomic_write
+from replify.base.files import atomic_write
 
 
 def full_disk(monkeypatch):
@@ -51,7 +51,7 @@ def test_a_write_through_a_link_replaces_the_linked_file_and_keeps_the_link(tmp_
 
 
 def test_an_interrupted_write_leaves_nothing_behind(tmp_path):
-    from replify.files import atomic_writer
+    from replify.base.files import atomic_writer
 
     path = tmp_path / "x.bin"
     with pytest.raises(KeyboardInterrupt):

@@ -161,7 +161,7 @@ def test_progress_bar_by_default_only_on_a_terminal_and_never_nested(monkeypatch
     import io
     import sys
 
-    from replify import progress
+    from replify.base import progress
 
     class Terminal(io.StringIO):
         def isatty(self):

@@ -5,7 +5,9 @@
 
 * ``None`` (the default) — a bar on stderr, with the rate and the time left, when stderr is a
   terminal and the run is long: it appears only once the work has run for :data:`AUTO_DELAY`
-  seconds, so short runs print nothing, and nothing is written when stderr is a file or a pipe;
+  seconds, so short runs print nothing; when stderr is a file or a pipe (a batch job, a log), a
+  progress line instead every :data:`LINE_INTERVAL` seconds (three a minute; none for a run that
+  ends sooner), as long-running tools log, so that a slow run shows a sign of life;
 * ``True`` — the bar always (on stderr, wherever it goes);
 * ``False`` — no bar (the command line's ``--quiet``);
 * a callable ``progress(done, total)`` of the user's, called as work finishes.
@@ -19,6 +21,8 @@ from __future__ import annotations
 
 import contextvars
 import sys
+import threading
+import time
 from typing import Any, Callable, TextIO, Union
 
 from tqdm.auto import tqdm
@@ -28,6 +32,8 @@ ProgressArg = Union[bool, Callable[[int, int], None], None]
 
 #: Seconds a run with ``progress=None`` goes on before its bar appears (short runs stay silent).
 AUTO_DELAY = 2.0
+#: Seconds between two progress lines when stderr is not a terminal (read at each call: tests shrink it).
+LINE_INTERVAL = 20.0
 
 
 class TqdmProgress:
@@ -48,6 +54,52 @@ class TqdmProgress:
     def close(self) -> None:
         if self.bar is not None:
             self.bar.close()
+
+
+class LineProgress:
+    """``progress(done, total)`` as a line on stderr every :data:`LINE_INTERVAL` seconds — done,
+    total, elapsed and the time left at the rate so far — for a stderr that is not a terminal,
+    where a bar would be a stream of carriage returns. A daemon thread writes the lines, so that a
+    run whose first pairs take minutes still shows it is alive."""
+
+    def __init__(self, label: str, *, stream: TextIO | None = None) -> None:
+        self.label, self.stream = label, stream
+        self.start = time.monotonic()
+        self.done, self.total, self.said = 0, 0, False
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="replify-progress", daemon=True)
+        self._thread.start()
+
+    def __call__(self, done: int, total: int) -> None:
+        self.done, self.total = done, total
+
+    def _run(self) -> None:
+        while not self._stop.wait(LINE_INTERVAL):
+            self._line()
+
+    def _line(self, *, end: bool = False) -> None:
+        elapsed = time.monotonic() - self.start
+        share = self.done / self.total if self.total else 0.0
+        left = "" if end or share <= 0 else f", about {_duration(elapsed * (1 - share) / share)} left"
+        counts = f"{self.done}/{self.total} ({100 * share:.0f}%)" if self.total else "started"
+        try:
+            print(f"replify: {self.label}: {counts}, {_duration(elapsed)} elapsed{left}" + (" (done)" if end else ""),
+                  file=self.stream if self.stream is not None else sys.stderr, flush=True)
+        except (OSError, ValueError):  # stderr closed or gone: nobody to tell
+            return
+        self.said = True
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join()
+        if self.said:  # a run that logged its progress also logs its end
+            self._line(end=True)
+
+
+def _duration(seconds: float) -> str:
+    minutes, secs = divmod(int(round(seconds)), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h{minutes:02d}m{secs:02d}s" if hours else f"{minutes}m{secs:02d}s" if minutes else f"{secs}s"
 
 
 class _Callback:
@@ -109,8 +161,10 @@ def _terminal(stream: Any) -> bool:
 def reporter(progress: ProgressArg, label: str) -> Any:
     """The progress callable (with ``close()``) for a ``progress=`` argument (module docstring).
     Close it when the work ends, however it ends."""
-    if progress is False or (progress is None and (_open.get() > 0 or not _terminal(sys.stderr))):
+    if progress is False or (progress is None and _open.get() > 0):
         inner: Any = _Silent()
+    elif progress is None and not _terminal(sys.stderr):
+        inner = LineProgress(label)
     elif progress is None:
         inner = TqdmProgress(label, delay=AUTO_DELAY)
     elif progress is True:
