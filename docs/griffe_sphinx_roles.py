@@ -11,10 +11,16 @@ members, its class, its module's names and imports), shown as inline code:
 
 mkdocs-autorefs turns it into a link when the API page renders that object, and into the inline
 code alone when it does not (a private helper, `os.replace`): `mkdocs build --strict` never fails on
-a role. A leading `~` shows the last component only; "title <target>" shows the title."""
+a role. A leading `~` shows the last component only; "title <target>" shows the title.
+
+Two more rewrites make the page read as the guide does: a docstring's mathematics in double
+backquotes with sub- or superscripts (``c_{1:t-1} + [0,1/ε)^n``) becomes MathJax inline
+mathematics (pymdownx.arithmatex marks \\( … \\)), and a mention of a guide page
+(docs/claims.md) becomes a link to it when the page exists."""
 
 import html
 import re
+from pathlib import Path
 
 from griffe import (
     AliasResolutionError,
@@ -26,6 +32,21 @@ from griffe import (
 
 ROLE = re.compile(r":(?:py:)?(?P<role>class|func|meth|mod|attr|data|exc|obj|const):`(?P<body>[^`]+)`")
 TITLED = re.compile(r"(?P<title>.+?)\s*<(?P<target>[^<>]+)>", flags=re.DOTALL)
+#: ``...`` holding a sub- or superscript: mathematics, not code
+MATH = re.compile(r"``(?P<body>[^`]*?[_^]\{[^`]*?)``")
+#: a guide page named in prose, "docs/claims.md"
+PAGE = re.compile(r"(?<![\w/`])(?<!\]\()docs/(?P<page>[a-z0-9_-]+)\.md\b")
+DOCS = Path(__file__).resolve().parent
+
+
+def mathematics(text: str) -> str:
+    """Double-backquoted mathematics (``2B·Regret_{T/B}``) as inline MathJax: \\( … \\)."""
+    return MATH.sub(lambda m: "\\(" + m["body"].replace("·", r"\cdot ") + "\\)", text)
+
+
+def page_links(text: str) -> str:
+    """"docs/claims.md" as a link to that page of the site, where the page exists."""
+    return PAGE.sub(lambda m: f"[{m['page']}]({m['page']}.md)" if (DOCS / f"{m['page']}.md").is_file() else m[0], text)
 
 
 def _canonical(path: str, collection) -> str | None:
@@ -88,8 +109,9 @@ class SphinxRoles(Extension):
         stack = [pkg]
         while stack:
             obj = stack.pop()
-            if obj.docstring is not None and ":" in obj.docstring.value:
-                obj.docstring.value = convert(obj.docstring.value, obj)
+            if obj.docstring is not None:
+                text = convert(obj.docstring.value, obj) if ":" in obj.docstring.value else obj.docstring.value
+                obj.docstring.value = page_links(mathematics(text))
             # an alias's docstring is its target's, rewritten where the target is defined
             stack.extend(member for member in obj.members.values() if not member.is_alias)
 

@@ -1,4 +1,4 @@
-"""The ``replify`` command line (docs/cli.md): ``list``, ``run``, ``sweep``, ``stress``,
+"""The ``replify`` command line (docs/evaluation.md, "Command line"): ``list``, ``run``, ``sweep``, ``stress``,
 ``calibrate``, ``demo``.
 
 Errors of replify's own (and the system's, such as a missing folder) are one line on stderr

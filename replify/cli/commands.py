@@ -1,5 +1,5 @@
 """The command line's commands: ``list``, ``run``, ``calibrate``, ``stress``, ``sweep``, ``demo``
-(docs/cli.md). Each checks every output path before any work (:mod:`replify.cli.outputs`)."""
+(docs/evaluation.md, "Command line"). Each checks every output path before any work (:mod:`replify.cli.outputs`)."""
 
 from __future__ import annotations
 

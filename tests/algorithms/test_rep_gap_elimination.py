@@ -70,7 +70,7 @@ def test_one_arm_in_the_middle_of_a_range_at_the_largest_variance():
     k, report = parted([0.5 - gap / 2, 0.5 + gap / 2], T2, m, seed=7)
     assert k < binomial_upper(m, report.params["rho_bound"])  # not refuted
     # and not loose: the rate is above an eighth of the bound, at level 1e-6 (the precise ratio,
-    # about 2 with 20 000 pairs, is in docs/bandits.md)
+    # about 2 with 20 000 pairs, is in docs/bandits-measured.md)
     assert k >= binomial_upper(m, report.params["rho_bound"] / 8)
 
 
