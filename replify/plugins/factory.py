@@ -210,8 +210,16 @@ def accepts(factory: Callable[..., Any], name: str) -> bool:
 
 def takes_rng(factory: Callable[..., Any]) -> bool:
     """A learner factory in the protocol's form — a class or function called with keyword
-    arguments ``n``, ``horizon`` and ``rng`` (``functools.partial`` of one included) — rather
-    than a callable ``seed -> learner``."""
+    arguments ``n``, ``horizon`` and ``rng`` (``functools.partial`` of one included, and one that
+    takes only ``**kwargs``) — rather than a callable ``seed -> learner``."""
     sig = signature(factory)
-    rng = None if sig is None else sig.parameters.get("rng")
-    return rng is not None and rng.kind in (rng.KEYWORD_ONLY, rng.POSITIONAL_OR_KEYWORD)
+    if sig is None:
+        return False
+    rng = sig.parameters.get("rng")
+    if rng is not None:
+        return rng.kind in (rng.KEYWORD_ONLY, rng.POSITIONAL_OR_KEYWORD)
+    # ``**kwargs`` and no positional parameter to take a seed: the protocol's keywords are what it can take
+    params = list(sig.parameters.values())
+    return any(p.kind is p.VAR_KEYWORD for p in params) and not any(
+        p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL) and p.default is p.empty
+        for p in params)

@@ -99,3 +99,23 @@ def test_a_short_run_logs_nothing(monkeypatch):
     monkeypatch.setattr(sys, "stderr", log)
     replify.evaluate("hedge", "iid-bernoulli", n=2, horizon=50, pairs=2, seed=0)
     assert log.getvalue() == ""
+
+
+class TakesAnyKeywords:
+    """A factory written with **kwargs: it takes n, horizon and rng like any other."""
+
+    def __init__(self, **kwargs):
+        self.n, self.rng = kwargs["n"], kwargs["rng"]
+
+    def act(self):
+        return int(self.rng.integers(self.n))
+
+    def update(self, cost):
+        pass
+
+
+def test_a_factory_taking_only_keywords_is_a_factory_not_refused():
+    report = replify.evaluate(TakesAnyKeywords, "iid-bernoulli", n=3, horizon=50, pairs=2, seed=0)
+    assert report.rho_hat == 0.0  # both runs draw from one rng seeded alike: identical, as a factory's must be
+    assert replify.evaluate(lambda **kw: TakesAnyKeywords(**kw), "iid-bernoulli", n=3, horizon=50, pairs=2,
+                            seed=0).rho_hat == 0.0
