@@ -377,7 +377,8 @@ def wrap(
     if blocks is not None:
         block_size = max(1, -(-options["horizon"] // blocks))
     if eps == "certified":
-        eps = None if block_size is None else certified_eps(
+        # one block has no transition and is replicable for any eps: the theorem's own stands
+        eps = None if block_size is None or block_size >= options["horizon"] else certified_eps(
             learner if isinstance(learner, str) else None, horizon=options["horizon"], n=options["n"],
             rho=options["rho"], block_size=block_size, norm=norm or spec.norm)
     built = ReplicableLearner(
