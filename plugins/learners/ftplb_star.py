@@ -11,8 +11,10 @@ Theorem parameters (natural logarithms):
 Regret ≤ εBT + ln n/ε (``theorem:regret-replicable-FTPLB-star``; the paper's Fact gives
 E[max X] ≤ 1 + H_n/ε, and the noise term E[max X] − 1/ε ≤ ln n/ε, so the bound stands).
 Replicability: at a transition t the two runs differ with probability at most
-ε·(2·sqrt(t ln n) + 1) (the proof's ρ/(2T) + 4εp·sqrt(T ln n), tightened; see
-:func:`union_bound`).
+ε·(2·sqrt(t ln n) + 1) (the proof's ρ/(2T) + 4εp·sqrt(T ln n), tightened), and at most
+ε·(sqrt(ln n)·sqrt(t) + 1) + ε²·(κ_n t + sqrt(ln n)·sqrt(t)) when each run is charged only the side
+of the threshold its own choice sits on (ours; :func:`replify.guarantees.certificates.geometric_sharp`);
+the certificate takes the smaller total (see :func:`union_bound`).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ import numpy as np
 import replify
 from replify.base.checks import CostDomain, check_int, check_rho
 from replify.errors import InvalidArgumentError
-from replify.guarantees.certificates import UnionBound, certify
+from replify.guarantees.certificates import UnionBound, certify, geometric_sharp
 from replify.guarantees.theory import resolve_block_and_eps
 from replify.components.blocks import BlockLearner, BlockParams, n_blocks
 
@@ -66,7 +68,9 @@ def union_bound(*, horizon: int, n: int, rho: float) -> UnionBound:
     return UnionBound(
         now=drift, const=1.0, norm="range", mean=drift, radius=4.0 * p * math.sqrt(math.log(n)),
         tail=rho / (2.0 * horizon),
-        source="geometric noise: P(part) <= eps * (E[max Delta - min Delta] + 1) <= eps * (2 sqrt(t ln n) + 1)",
+        source="geometric noise: P(part) <= eps * (E[max Delta - min Delta] + 1) <= eps * (2 sqrt(t ln n) + 1); "
+               "each run charged its own side: (eps/2)(E R + 2) + (eps^2/2) E[R(R + 1)]",
+        **geometric_sharp(n),
     )
 
 

@@ -10,7 +10,11 @@ replify knows for that proof, and asks whether the measured failures refute the 
   general framework's theorem claims ρ for *any* internal learner, this is the hardest one;
 * the adversary ``random-signs`` makes two draws drift apart as fast as the cost domain allows
   (0.80 of the expected drift the proofs charge); ``iid-bernoulli`` with equal means (ties) for
-  the leader-based learners on [0, 1] costs.
+  the leader-based learners on [0, 1] costs;
+* :class:`ThresholdSweep` attacks the geometric-noise certificate (FTPLB*) where its union over
+  transitions is tight: the noise is drawn once, so ties at every transition mostly probe the same
+  noise values, but a leader gap whose mean moves by a few standard deviations per block makes each
+  transition probe fresh ones (case ``"ftplb-star-sweep"``).
 
 The verdict is exact: ``p_value`` = P(Binomial(pairs, bound) ≥ failures), the chance of seeing
 at least that many failures if the certificate were exactly tight; the claim is refuted at level
@@ -26,13 +30,65 @@ import attrs
 import numpy as np
 
 from replify.base.checks import check_int, check_real, check_rho, public
+from replify.components.sequences import ChunkedSequence, check_sizes
 from replify.errors import InvalidArgumentError
 from replify.evaluation.evaluate import evaluate
 from replify.evaluation.stats import binomial_upper_tail
 from replify.guarantees.theory import certified_eps
 from replify.wrapper import wrap
 
-CASES: tuple[str, ...] = ("wrap-linf", "wrap-l1", "fllb", "ftplb-star", "iid-experts")
+CASES: tuple[str, ...] = ("wrap-linf", "wrap-l1", "fllb", "ftplb-star", "ftplb-star-sweep", "iid-experts")
+
+
+class ThresholdSweep(ChunkedSequence):
+    """Experts 0 and 1 as a coin, c_t = (b_t, 1 − b_t) (the largest variance of their cost
+    difference: 1 a step), the others at cost 1 (never leaders); b_t ~ Bernoulli(p_k) in block k, with
+    p_k chosen so that the expected gap D = c_{1:t}(0) − c_{1:t}(1) at the k-th transition t_k = kB
+    sits ``spacing`` standard deviations (√t_k) beyond the previous one. Two runs part at transition k
+    only if the shared noise difference X_0 − X_1 falls between their gaps D_k and D'_k (width of
+    order √t_k around the mean), so windows ``spacing`` apart are nearly disjoint: the union over
+    transitions is nearly an equality, as the certificate assumes. Piecewise iid (its law changes
+    at the blocks' ends), with exact segment sums."""
+
+    integer_costs = True
+    cost_bounds = (0.0, 1.0)
+
+    def __init__(self, *, n: int, horizon: int, rng: np.random.Generator, block_size: int,
+                 spacing: float = 2.5) -> None:
+        self.n, self.horizon = check_sizes(n, horizon)
+        block_size = check_int("block_size", block_size, minimum=1)
+        cuts = np.arange(block_size, horizon, block_size, dtype=np.int64)
+        self.bounds = np.concatenate([[0], cuts, [horizon]])
+        t = self.bounds[1:].astype(np.float64)
+        target = np.cumsum(spacing * np.sqrt(t))  # the mean gap at each block's end
+        drift = np.diff(np.concatenate([[0.0], target])) / np.diff(self.bounds)
+        self.bias = np.clip((1.0 + np.minimum(drift, 1.0)) / 2.0, 0.0, 1.0)  # E(2b − 1) = drift per step
+        self.law_changes = tuple(int(c) for c in cuts)
+
+    def _pair(self, heads: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+        out = np.ones((len(lengths), self.n)) * np.asarray(lengths, dtype=np.float64)[:, None]
+        out[:, 0], out[:, 1] = heads, lengths - heads
+        return out
+
+    def sample_chunk(self, rng: np.random.Generator, start: int, stop: int) -> np.ndarray:
+        piece = np.searchsorted(self.bounds, np.arange(start, stop), side="right") - 1
+        heads = (rng.random(stop - start) < self.bias[piece]).astype(np.float64)
+        return self._pair(heads, np.ones(stop - start))
+
+    def sample_sums(self, rng: np.random.Generator, starts: np.ndarray, stops: np.ndarray) -> np.ndarray:
+        starts, stops = np.asarray(starts, dtype=np.int64), np.asarray(stops, dtype=np.int64)
+        heads = np.zeros(len(starts))
+        for j in range(len(self.bias)):  # a loop over blocks
+            overlap = np.clip(np.minimum(stops, self.bounds[j + 1]) - np.maximum(starts, self.bounds[j]), 0, None)
+            heads += rng.binomial(overlap, self.bias[j])
+        return self._pair(heads, stops - starts)
+
+    def expected_sums(self, starts: np.ndarray, stops: np.ndarray) -> np.ndarray:
+        starts, stops = np.asarray(starts, dtype=np.int64), np.asarray(stops, dtype=np.int64)
+        overlap = np.clip(np.minimum(stops[:, None], self.bounds[None, 1:]) - np.maximum(starts[:, None], self.bounds[None, :-1]),
+                          0, None).astype(np.float64)
+        heads = overlap @ self.bias
+        return self._pair(heads, (stops - starts).astype(np.float64))
 
 
 class HistoryHash:
@@ -100,6 +156,11 @@ def _run_case(case: str, *, n: int, horizon: int, rho: float, block_size: int, p
         eps = certified_eps("fllb", horizon=horizon, n=n, rho=rho, block_size=block_size)
         return "random-signs", evaluate("fllb", "random-signs", n=n, horizon=horizon, pairs=pairs, seed=seed,
                                                    rho=rho, block_size=block_size, eps=eps, adversary_params={"norm": "l1"})
+    if case == "ftplb-star-sweep":
+        eps = certified_eps("ftplb-star", horizon=horizon, n=n, rho=rho, block_size=block_size)
+        sweep = ThresholdSweep(n=n, horizon=horizon, rng=np.random.default_rng(0), block_size=block_size)
+        return "threshold-sweep", evaluate("ftplb-star", sweep, n=n, horizon=horizon, pairs=pairs, seed=seed,
+                                           rho=rho, block_size=block_size, eps=eps)
     if case == "ftplb-star":
         eps = certified_eps("ftplb-star", horizon=horizon, n=n, rho=rho, block_size=block_size)
         return "iid-bernoulli", evaluate("ftplb-star", "iid-bernoulli", n=n, horizon=horizon, pairs=pairs,

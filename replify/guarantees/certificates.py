@@ -17,7 +17,10 @@ at transition k by the *drift* Δ_t = c_{1:t} − c'_{1:t} between the two indep
 * **geometric noise** (FTPLB*) — given the costs and the other experts' noise, run 1 picks a*
   iff X_{a*} clears a threshold, and run 2's threshold is at most ⌈max Δ − min Δ⌉ higher;
   memorylessness of Geo(ε) (on the integers, hence the ⌈·⌉) makes the chance of parting at most
-  ε·(E[max Δ − min Δ] + 1).
+  ε·(E[max Δ − min Δ] + 1). Charging each run only the side of the threshold its own choice sits
+  on, and adding the two runs' charges (:func:`geometric_sharp`), gives the sharper
+  (ε/2)(R + 2) + (ε²/2)·R(R + 1) per decision, R = max Δ − min Δ — ours, derived in
+  docs/certificates.md, "Geometric noise, each run charged its own side".
 
 The expected drifts are bounded by independence across steps and zero mean of each
 v_i − w_i (Jensen per coordinate, then Cauchy–Schwarz):
@@ -95,6 +98,27 @@ def radius_l1(n: int, domain: Literal["l1", "linf"], *, horizon: int, tail: floa
     )
 
 
+def max_square_factor(n: int) -> float:
+    """κ_n with E[max_a Z_a²] ≤ κ_n·σ² for any n random variables, each sub-Gaussian with variance
+    proxy σ² (E e^{sZ} ≤ e^{s²σ²/2}), whatever their dependence: for λ < 1/(2σ²),
+    E e^{λZ²} = E_G E_Z e^{√(2λ) G Z} ≤ E_G e^{λσ²G²} = (1 − 2λσ²)^{−1/2} (G standard normal, independent
+    of Z), so by Jensen E max Z² ≤ (1/λ)·ln Σ_a E e^{λZ_a²} ≤ (2σ²/c)(ln n − ½ ln(1 − c)) at λ = c/(2σ²);
+    the minimum over a grid of c ∈ (0, 1) is taken (any c gives a valid bound)."""
+    c = np.linspace(0.01, 0.99, 99)
+    return float(np.min(2.0 * (math.log(n) - 0.5 * np.log1p(-c)) / c))
+
+
+def geometric_sharp(n: int) -> dict[str, float]:
+    """The coefficients of the sharper geometric-noise bound per decision at step t (module
+    docstring; docs/certificates.md): given the costs, P(part) ≤ (ε/2)(R + 2) + (ε²/2)R(R + 1)
+    with R = max Δ − min Δ; each Δ_a sums 2t independent terms of range 1 (sub-Gaussian, variance
+    proxy σ² = t/2), so E R ≤ 2√(t ln n) and E R² ≤ 4·E max_a Δ_a² ≤ 4κ_n·t/2 = 2κ_n·t
+    (:func:`max_square_factor`). Hence per decision
+    ε·(√(ln n)·√t + 1) + ε²·(κ_n·t + √(ln n)·√t)."""
+    root = math.sqrt(math.log(n))
+    return {"sharp_now": root, "sharp_const": 1.0, "square_t": max_square_factor(n), "square_root": root}
+
+
 def certify(bound: float, rho: float, *, algorithm: str, detail: str) -> bool:
     """Whether ``bound`` certifies ``rho`` (docs/claims.md). When it does not, say so once with a
     :class:`~replify.errors.ReplicabilityWarning` naming both numbers."""
@@ -122,7 +146,12 @@ class UnionBound:
 
     ``norm`` names the drift the proof charges (``"l1"``: ‖Δ‖₁; ``"range"``: max Δ − min Δ);
     ``radius`` (optional) is the coefficient r of the proof's high-probability radius r·√t, and
-    ``tail`` its γ, reported beside the measured drift; ``source`` names the derivation."""
+    ``tail`` its γ, reported beside the measured drift; ``source`` names the derivation.
+
+    A second, sharper bound may hold beside the first (``sharp_now`` given): per transition
+    ε·(sharp_now·√t_k + sharp_const) + ε²·(square_t·t_k + square_root·√t_k) (:func:`geometric_sharp`).
+    Both bound the same probability, so the smaller of the two totals bounds ρ (and, per
+    transition, the smaller of the two terms)."""
 
     now: float
     prev: float = 0.0
@@ -132,6 +161,10 @@ class UnionBound:
     radius: float | None = None
     tail: float | None = None
     source: str = ""
+    sharp_now: float | None = None
+    sharp_const: float = 0.0
+    square_t: float = 0.0
+    square_root: float = 0.0
 
     def weight(self, *, horizon: int, block_size: int) -> float:
         """Σ_k (now·√t_k + prev·√t_{k−1} + const): the bound is ε times this."""
@@ -143,19 +176,43 @@ class UnionBound:
             + self.const * transitions
         )
 
+    def sharp_weights(self, *, horizon: int, block_size: int) -> tuple[float, float]:
+        """(a, b) with the sharper total a·ε + b·ε² (``sharp_now`` given)."""
+        transitions = max(0, -(-horizon // block_size) - 1)
+        roots = math.sqrt(block_size) * sqrt_sum(transitions)  # Σ_k √t_k
+        steps = block_size * transitions * (transitions + 1) / 2.0  # Σ_k t_k
+        return (self.sharp_now * roots + self.sharp_const * transitions,
+                self.square_t * steps + self.square_root * roots)
+
     def value(self, eps: float, *, horizon: int, block_size: int) -> float:
-        """The bound on ρ for the parameters in force."""
-        return eps * self.weight(horizon=horizon, block_size=block_size)
+        """The bound on ρ for the parameters in force: the smaller of the two totals."""
+        first = eps * self.weight(horizon=horizon, block_size=block_size)
+        if self.sharp_now is None:
+            return first
+        a, b = self.sharp_weights(horizon=horizon, block_size=block_size)
+        return min(first, a * eps + b * eps * eps)
 
     def per_transition(self, eps: float, *, horizon: int, block_size: int) -> np.ndarray:
         """The bound on each transition k = 1..⌈T/B⌉−1 (capped at 1)."""
         k = np.arange(1, max(1, -(-horizon // block_size)), dtype=np.float64)
         root = math.sqrt(block_size)
-        return np.minimum(1.0, eps * (self.now * root * np.sqrt(k) + self.prev * root * np.sqrt(k - 1) + self.const))
+        out = eps * (self.now * root * np.sqrt(k) + self.prev * root * np.sqrt(k - 1) + self.const)
+        if self.sharp_now is not None:
+            t = block_size * k
+            out = np.minimum(out, eps * (self.sharp_now * np.sqrt(t) + self.sharp_const)
+                             + eps * eps * (self.square_t * t + self.square_root * np.sqrt(t)))
+        return np.minimum(1.0, out)
 
     def certified_eps(self, rho: float, *, horizon: int, block_size: int) -> float:
-        """The largest ε for which the bound is at most ρ."""
-        return rho / self.weight(horizon=horizon, block_size=block_size)
+        """The largest ε for which the bound is at most ρ (the larger of the two bounds' answers:
+        the total is their minimum, each increasing in ε)."""
+        first = rho / self.weight(horizon=horizon, block_size=block_size)
+        if self.sharp_now is None:
+            return first
+        a, b = self.sharp_weights(horizon=horizon, block_size=block_size)
+        # a·ε + b·ε² = ρ, in the form that keeps its precision when 4bρ ≪ a²
+        sharp = 2.0 * rho / (a + math.sqrt(a * a + 4.0 * b * rho)) if a > 0 else math.sqrt(rho / b)
+        return max(first, sharp)
 
     def to_dict(self) -> dict[str, Any]:
         return attrs.asdict(self)

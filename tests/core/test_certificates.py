@@ -109,4 +109,56 @@ def test_tight_and_per_transition_bounds_agree():
 def test_audit_refuses_unknown_cases():
     with pytest.raises(InvalidArgumentError, match=r"cases must be among .*unknown \['wrap'\]"):
         audit_certificates(["wrap"], n=2, horizon=100, rho=0.1, block_size=10, pairs=2)
-    assert set(CASES) == {"wrap-linf", "wrap-l1", "fllb", "ftplb-star", "iid-experts"}
+    assert set(CASES) == {"wrap-linf", "wrap-l1", "fllb", "ftplb-star", "ftplb-star-sweep", "iid-experts"}
+
+
+# -- the geometric-noise certificate, each run charged its own side ----------------------------------
+
+
+def _exact_parting(C, Cp, eps, cut):
+    """P_X(argmin(C − X) ≠ argmin(C' − X)) for X iid Geo(eps) on {1, 2, …}, by summing over every X up to
+    ``cut`` per expert (ties to the lowest index, as the learners break them); and the mass summed."""
+    n = len(C)
+    x = np.arange(1, cut + 1)
+    X = np.stack([g.ravel() for g in np.meshgrid(*([x] * n), indexing="ij")], axis=1)
+    w = np.prod(eps * (1 - eps) ** (X - 1), axis=1)
+    differ = np.argmin(C - X, axis=1) != np.argmin(Cp - X, axis=1)
+    return w[differ].sum(), w.sum()
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_the_sharper_geometric_bound_holds_exactly_for_given_costs(n):
+    # The per-decision inequality of replify.guarantees.certificates.geometric_sharp, given the costs:
+    # P(part) <= min(eps (R + 1), (eps/2)(R + 2) + (eps^2/2) R (R + 1)), R = max Delta - min Delta, checked
+    # against the exact parting probability (no sampling) on integer, fractional and tied costs. The
+    # mass beyond the cut (below n * 1e-10) is added to the bound, so the check is exact.
+    rng = np.random.default_rng(n)
+    tightest = 0.0
+    for _ in range(120 if n == 2 else 30):  # n = 3 sums cut**3 terms: larger eps keep the cut short
+        eps = float(rng.choice([0.1, 0.2, 0.3] if n == 2 else [0.3, 0.5]))
+        cut = int(math.ceil(math.log(1e-10) / math.log(1 - eps)))
+        C = rng.integers(0, 6, n).astype(float) + rng.choice([0.0, 1.0]) * rng.random(n)
+        Cp = C - rng.integers(-4, 5, n) * rng.choice([1.0, 0.37])
+        part, mass = _exact_parting(C, Cp, eps, cut)
+        R = float((C - Cp).max() - (C - Cp).min())
+        bound = min(eps * (R + 1), eps / 2 * (R + 2) + eps**2 / 2 * R * (R + 1))
+        assert part <= bound + (1 - mass) + 1e-12, (C, Cp, eps, part, bound)
+        tightest = max(tightest, part / bound)
+    assert tightest > 0.3  # the cases reach the bound's scale: the check is not vacuous
+
+
+def test_the_sharper_certificate_doubles_the_certified_eps_and_its_sweep_attack_stays_below():
+    # The threshold sweep (replify.experiments.audit.ThresholdSweep) makes the union over transitions
+    # nearly an equality at n = 2. At the certified eps for rho = 0.1 it parts 0.059 of 3 000 pairs
+    # (measured, seed 1; bound / rho_hat = 1.69); here 1 500 pairs. Refuted would mean
+    # P(Bin(1500, 0.1) >= failures) < 1e-6 (ALPHA); the ratio is asserted at the fixed seed below 2.5
+    # (the issue's "within 2x" is met offline at 1.69), and the old certificate's bound at the same eps
+    # — the first form alone, eps (2 sqrt(t ln n) + 1) per transition — is about 0.2: it would have
+    # certified only half this eps.
+    T, B = 20_000, 1_000
+    (a,) = audit_certificates(["ftplb-star-sweep"], n=2, horizon=T, rho=0.1, block_size=B, pairs=1_500, seed=1)
+    assert a.bound == pytest.approx(0.1, rel=1e-9) and not a.refuted(ALPHA), a.to_dict()
+    assert a.bound / a.rho_hat < 2.5, a.to_dict()
+    union = replify.learners()["ftplb-star"].union_bound(horizon=T, n=2, rho=0.1)
+    old = a.eps * union.weight(horizon=T, block_size=B)
+    assert old > 0.19 and old / a.rho_hat > 3.0  # the old certificate: more than 3x the attack
