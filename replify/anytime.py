@@ -28,12 +28,12 @@ from typing import Any, Literal
 import attrs
 import numpy as np
 
-from replify.checks import check_int, check_real, check_rho, public
+from replify.base.checks import check_int, check_real, check_rho, public
 from replify.errors import InvalidArgumentError, LearnerProtocolError, ReplicabilityWarning, ReplifyWarning, warn
 from replify.guarantees.theory import certified_eps
 from replify.components.bandits import is_bandit
 from replify.plugins.factory import make
-from replify.randomness import seed_sequence
+from replify.base.randomness import seed_sequence
 from replify.sources import learner_arg
 from replify.wrapper import resolve_spec
 from replify.wrapper import wrap as wrap_learner
@@ -138,9 +138,16 @@ class AnytimeLearner:
                 return wrap_learner(self._target, n=self.n, horizon=length, rho=rho_k, seed=seed, norm=norm, block_size=B,
                                     eps=eps, learner_params=self._extra or None)
             if self.spec.union_bound is not None:
-                eps = certified_eps(self.name, horizon=length, n=self.n, rho=rho_k, block_size=B) if length > B else None
+                # The user's block_size and eps win over the epoch's own; the certificate follows
+                # them: ε is certified for the block size in force unless given, and the epoch states
+                # what its parameters give (_epoch reads its params).
+                extra = dict(self._extra)
+                B = int(extra.pop("block_size", B))
+                eps = extra.pop("eps", None)
+                if eps is None and length > B:
+                    eps = certified_eps(self.name, horizon=length, n=self.n, rho=rho_k, block_size=B)
                 kw = {"block_size": B} | ({"eps": eps} if eps is not None else {})
-                return make(self._target, n=self.n, horizon=length, seed=seed, rho=rho_k, **kw, **self._extra)
+                return make(self._target, n=self.n, horizon=length, seed=seed, rho=rho_k, **kw, **extra)
             takes_rho = self.spec.parameters is not None or self.spec.guarantee is not None
             return make(self._target, n=self.n, horizon=length, seed=seed, rho=rho_k if takes_rho else None, **self._extra)
 
@@ -261,7 +268,10 @@ def anytime(
     ``seed -> learner`` (it fixes its own horizon). Its ``params`` state the summed certificate — the sum of the epochs' own bounds,
     ``certified`` only when every epoch's parameters certify its ρ_k (``params`` such as
     ``noise_scale=`` or ``width_scale=`` that void an epoch's proof make it uncertified, with a
-    warning) — and the summed regret bound. Use it with :func:`replify.evaluate` as
+    warning) — and the summed regret bound. For a learner with its own union bound (``ftplb-star``,
+    ``fllb``), ``block_size=`` and ``eps=`` among ``params`` replace the epochs' own (every epoch
+    then uses them; ε stays certified for that block size unless given), and each epoch's
+    certificate is what they give. Use it with :func:`replify.evaluate` as
     ``lambda s: replify.anytime(name, rho=ρ, n=n, seed=s)``; the guide's page on practical horizons
     (docs/practical.md, "Unknown horizons") shows it measured."""
     rho = check_rho(rho)
@@ -272,5 +282,14 @@ def anytime(
         raise InvalidArgumentError(f"block_fraction must lie strictly between 0 and 1, got {block_fraction}")
     if norm not in (None, "linf", "l1"):
         raise InvalidArgumentError(f"norm must be 'linf', 'l1' or None, got {norm!r}")
+    fixed = sorted(k for k in ("horizon", "rng") if k in params)
+    if fixed:
+        raise InvalidArgumentError(
+            f"anytime() builds each epoch's learner for that epoch ({'first_epoch x 2^k steps' if 'horizon' in fixed else ''}"
+            f"{', ' if len(fixed) > 1 else ''}{'from seed' if 'rng' in fixed else ''}); got "
+            f"{', '.join(f'{k}={params[k]!r}' for k in fixed)}: leave {'it' if len(fixed) == 1 else 'them'} out"
+        )
+    if "block_size" in params:
+        params["block_size"] = check_int("block_size", params["block_size"], minimum=1)
     return AnytimeLearner(name, rho=rho, n=n, seed=seed, first_epoch=first_epoch, block_fraction=block_fraction,
                           wrap=wrap, norm=norm, params=params)

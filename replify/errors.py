@@ -121,3 +121,9 @@ def warn(message: str, category: type[Warning]) -> None:
     while frame is not None and _inside(frame.f_code.co_filename, dirs):
         frame, level = frame.f_back, level + 1
     warnings.warn(message, category, stacklevel=level)
+
+
+class DeclarationError(InvalidArgumentError):
+    """What an adversary declares for the engine's shortcuts (``iid``, ``law_changes``,
+    ``cost_bounds``, ``expected_sums``) is contradicted by its own draws: the block-sum paths and
+    the pseudo-regret would be computed on a law that is not the adversary's."""

@@ -27,14 +27,15 @@ from __future__ import annotations
 import warnings
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
+import attrs
 import numpy as np
 
-from replify.checks import check_action, check_feedback, check_int, check_probability, check_rho
-from replify.checks import check_learner as check_protocol
+from replify.base.checks import check_action, check_feedback, check_int, check_probability, check_rho
+from replify.base.checks import check_learner as check_protocol
 from replify.errors import ActionError, ArgumentTypeError, InvalidArgumentError, ReplifyWarning
 from replify.evaluation.evaluate import evaluate
 from replify.components.bandits import is_bandit, lane_form
-from replify.engine.paths import cycle_learners
+from replify.engine.declarations import contradiction, declared_bounds, declared_pieces
 from replify.plugins.registry import registry
 from replify.plugins.specs import ENFORCEABLE, AdversarySpec, LearnerSpec
 from replify.sources import learner_arg
@@ -199,22 +200,77 @@ def check_sample(spec: Any) -> None:
     assert np.array_equal(a, b), f"{spec.name}: sample() is not a function of its generator"
 
 
+#: Independent draws of ``sample`` that :func:`check_declarations` holds an adversary's
+#: declarations to (generators seeded ``DECLARATION_SEED + i``): 400 make a mean difference of a
+#: tenth of the cost range visible at a false-alarm probability of 1e-6 at the default sizes (T = 120).
+DECLARATION_DRAWS = 400
+#: Fewer draws (at least 50) for an adversary whose test sizes are large: draws × T × n ≤ this.
+DECLARATION_FLOATS = 1 << 21
+DECLARATION_SEED = 1_000
+#: The probability that :func:`check_declarations` fails an adversary whose declarations all hold.
+DECLARATION_FALSE_ALARM = 1e-6
+
+
 def check_declarations(spec: Any) -> None:
-    """What an adversary declares for the engine's block-sum paths holds: its draws lie within
-    ``cost_bounds``, and ``iid``/``law_changes`` are well formed (the engine refuses them otherwise)."""
+    """Each declaration an adversary makes for the engine's shortcuts holds against its own draws
+    (:mod:`replify.engine.declarations` has the statistics): m = :data:`DECLARATION_DRAWS`
+    independent ``sample`` draws (fixed seeds; fewer, down to 50, when m·T·n would pass
+    :data:`DECLARATION_FLOATS`) at the spec's test sizes. An adversary whose declarations hold
+    fails with probability at most :data:`DECLARATION_FALSE_ALARM` = 1e-6 over all the comparisons
+    together (union bound: δ = 1e-6 / their number, per coordinate and test).
+
+    * Well formed: ``iid`` True or False, ``law_changes`` increasing steps in [1, T − 1],
+      ``cost_bounds`` (low, high) with low ≤ high — the engine refuses anything else.
+    * ``cost_bounds``: every cost of the m draws lies in [low, high], and every ``sample_sums`` sum
+      over a quarter of the horizon (20 draws) in L·[low, high]. A violation that each cost commits
+      with probability p is seen with probability at least 1 − (1 − p)^(m·T·n).
+    * ``iid`` / ``law_changes`` (one law inside each declared piece): inside each piece, the costs
+      at even steps against those at the next odd steps, and each quarter of the piece against the
+      next, step by step in order. With ``cost_bounds`` (range R), a difference Δ between the mean
+      costs of a coordinate at the compared steps is caught with probability at least 1 − 1e-6 once
+      |Δ| ≥ 2R·√(2 ln(2/δ)/M), M the compared pairs (m·L/2 for even/odd, m·L/4 for quarters of a
+      piece of L steps): at the default sizes (m = 400, T = 120, n = 3, R = 1) |Δ| ≥ 0.08 (even/odd)
+      and 0.11 (quarters). A sign test needs no bound: it catches
+      |P(first > second) − P(first < second)| ≥ 2√(2 ln(2/δ)/M) with the same probability.
+    * ``expected_sums``: on each quarter of the horizon and the whole, against the mean of the m
+      draws' sums. With ``cost_bounds`` an error |e| in an expected sum over L steps is caught with
+      probability at least 1 − 1e-6 once |e| ≥ 2r, r = R·√(L ln(2/δ)/(2m)) when the steps are
+      independent (``iid`` or ``law_changes`` declared; at the defaults an error of 0.06·R per
+      step), L·R·√(ln(2/δ)/(2m)) otherwise (0.3·R per step). Without ``cost_bounds`` no exact bound
+      exists for unbounded costs: the threshold is z = √(2 ln(2/δ)) sample standard errors, a
+      normal approximation."""
     spec = _spec(spec, "adversary")
     seq, n, horizon = _build(spec, 13)
-    bounds = getattr(seq, "cost_bounds", None)
-    if bounds is not None:
-        low, high = (float(v) for v in bounds)
-        draw = np.asarray(seq.sample(np.random.default_rng(14)))
-        assert draw.size == 0 or (draw.min() >= low and draw.max() <= high), (
-            f"{spec.name}: cost_bounds {tuple(bounds)}, but sample() drew costs in [{draw.min():g}, {draw.max():g}]")
-    if getattr(seq, "iid", False) or getattr(seq, "law_changes", None) is not None:
-        try:
-            cycle_learners([], seq, None, horizon)
-        except InvalidArgumentError as exc:
-            raise AssertionError(f"{spec.name}: {exc}") from None
+    try:
+        pieces = declared_pieces(seq, horizon)
+        bounds = declared_bounds(seq)
+    except InvalidArgumentError as exc:
+        raise AssertionError(f"{spec.name}: {exc}") from None
+    expected = getattr(seq, "expected_sums", None)
+    if pieces is None and bounds is None and not callable(expected):
+        return  # nothing declared
+    m = int(min(DECLARATION_DRAWS, max(50, DECLARATION_FLOATS // (horizon * n))))
+    draws = np.stack([np.asarray(seq.sample(np.random.default_rng(DECLARATION_SEED + i)), dtype=np.float64)
+                      for i in range(m)])
+    if draws.shape[1:] != (horizon, n):
+        return  # check_sample names the wrong shape
+    cuts = sorted({0, horizon // 4, horizon // 2, 3 * horizon // 4, horizon})
+    segments = [(a, b) for a, b in zip(cuts[:-1], cuts[1:])] + ([(0, horizon)] if len(cuts) > 2 else [])
+    found = contradiction(seq, draws, np.arange(horizon), horizon=horizon, false_alarm=DECLARATION_FALSE_ALARM,
+                          windows=4, expected=segments, approximate=True, name=spec.name, what=f"{m} draws")
+    if found is not None:
+        raise AssertionError(found)
+    if bounds is not None and callable(getattr(seq, "sample_sums", None)):
+        starts, stops = np.array(cuts[:-1]), np.array(cuts[1:])
+        length = (stops - starts).astype(np.float64)[:, None]
+        slack = 1e-9 * np.maximum(length, 1.0)  # the engine's own slack for float sums
+        for i in range(20):
+            sums = np.asarray(seq.sample_sums(np.random.default_rng(DECLARATION_SEED + i), starts, stops), dtype=np.float64)
+            outside = ~((sums >= length * bounds[0] - slack) & (sums <= length * bounds[1] + slack))
+            if sums.shape == length.shape[:1] + (n,) and outside.any():
+                k = int(np.argwhere(outside)[0][0])
+                raise AssertionError(f"{spec.name}: declares cost_bounds {bounds}, but sample_sums() gave {sums[k].tolist()} "
+                                     f"over steps {starts[k] + 1}..{stops[k]}, which such costs cannot add up to")
 
 
 def check_chunks_equal_sample(spec: Any) -> None:
@@ -420,34 +476,54 @@ def _enforces(spec: Any, learner: Any) -> frozenset:
 
 def check_learner(
     spec: Any, *, n: int | None = None, horizon: int | None = None, label: str | None = None,
-    learner_params: Mapping[str, Any] | None = None,
+    learner_params: Mapping[str, Any] | None = None, rho: float | None = None,
 ) -> None:
     """Run every learner check on ``spec``: a :class:`~replify.LearnerSpec`, or anything
     :func:`replify.evaluate` takes as a learner (:func:`learner_spec`; ``n``, ``horizon`` and
-    ``learner_params`` size and configure it, ``label`` names it in the failures)."""
-    spec = learner_spec(spec, n=n, horizon=horizon, label=label, learner_params=learner_params, argument="spec")
+    ``learner_params`` size and configure it, ``rho`` is the ρ to build a learner that needs one
+    at — a class wrapped without ``rho``, say —, ``label`` names it in the failures)."""
+    spec = learner_spec(spec, n=n, horizon=horizon, label=label, learner_params=learner_params, rho=rho,
+                        argument="spec", caller="check_learner")
     for check in LEARNER_CHECKS:
         check(spec)
 
 
 def learner_spec(
     learner: Any, *, n: int | None = None, horizon: int | None = None, label: str | None = None,
-    learner_params: Mapping[str, Any] | None = None, argument: str = "learner",
+    learner_params: Mapping[str, Any] | None = None, rho: float | None = None, argument: str = "learner",
+    caller: str = "learner_spec",
 ) -> LearnerSpec:
     """The :class:`~replify.LearnerSpec` the checks run on, for any learner argument: a spec or a
-    registered name as it is; a learner of yours (:func:`replify.sources.learner_arg`) as a spec
-    whose factory builds it — its problem, cost domain and feedback read off one built learner
-    (``domain``, ``problem``, ``feedback`` attributes; costs in [0, 1] and full information when it
-    declares none), its ``enforces`` from the class. ``n`` and ``horizon`` default to the checks'
-    sizes, or to the sizes a wrapped class or a ``seed -> learner`` callable was built for (its
-    ``n`` and ``horizon`` attributes); ``learner_params`` are passed to the factory."""
-    if isinstance(learner, LearnerSpec):
-        return learner
+    registered name as it is (with ``rho``, its ``test_params`` build it at that ρ); a learner of
+    yours (:func:`replify.sources.learner_arg`) as a spec whose factory builds it — its problem,
+    cost domain and feedback read off one built learner (``domain``, ``problem``, ``feedback``
+    attributes; costs in [0, 1] and full information when it declares none), its ``enforces`` from
+    the class. ``n`` and ``horizon`` default to the checks' sizes, or to the sizes a wrapped class
+    or a ``seed -> learner`` callable was built for (its ``n`` and ``horizon`` attributes);
+    ``learner_params`` are passed to the factory, and ``rho`` to a learner that takes one (a class
+    wrapped without ``rho`` needs it). :func:`check_learner` and :func:`parametrize_with_checks`
+    accept the same learners (list ``learner_spec(MyClass, rho=0.1)`` among the latter's specs to
+    give one its ρ)."""
+    rho = None if rho is None else check_rho(rho)
     if isinstance(learner, str) and learner in registry().learners():
-        return registry().learner(learner)
+        learner = registry().learner(learner)
+    if isinstance(learner, LearnerSpec):
+        return learner if rho is None else _spec_at_rho(learner, rho, caller)
     arg = learner_arg(learner, label=label, argument=argument)
     if arg.kind == "registered":
-        return arg.spec
+        return arg.spec if rho is None else _spec_at_rho(arg.spec, rho, caller)
+    if arg.needs_rho() and rho is None:
+        how = (f"list learner_spec({arg.label}, rho=0.1) among the specs instead" if caller == "parametrize_with_checks"
+               else f"{caller}({arg.label}, rho=0.1)")
+        raise InvalidArgumentError(
+            f"{arg.label!r} was wrapped without rho, and {caller}() builds it to check it; expected rho in (0, 1), the "
+            f"rho to build it at: {how}; or wrap it with one, @replify.wrap(rho=..., ...)"
+        )
+    if rho is not None and not (arg.kind == "replicable" or arg.takes_rho()):
+        raise InvalidArgumentError(
+            f"rho applies to a learner built with one (a wrapped class, a factory taking rho); {arg.label!r} takes none: "
+            f"leave rho out of {caller}()"
+        )
     params = dict(learner_params or {})
     fixed = arg.obj.options if arg.kind == "replicable" else {}
     if arg.kind == "seeded":
@@ -461,7 +537,7 @@ def learner_spec(
             )
     n = check_int("n", n if n is not None else fixed.get("n", CHECK_N), minimum=2)
     horizon = check_int("horizon", horizon if horizon is not None else fixed.get("horizon", CHECK_HORIZON), minimum=1)
-    factory = _SizedFactory(arg, params)
+    factory = _SizedFactory(arg, params, rho)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ReplifyWarning)
         probe = check_protocol(factory(n=n, horizon=horizon, rng=np.random.default_rng(0)),
@@ -478,21 +554,37 @@ def learner_spec(
     )
 
 
+def _spec_at_rho(spec: LearnerSpec, rho: float, caller: str) -> LearnerSpec:
+    """A registered learner's spec whose ``test_params`` build it at ``rho``."""
+    if spec.parameters is None and spec.guarantee is None:
+        raise InvalidArgumentError(
+            f"rho applies to a learner built with one; {spec.name!r} is not replicable and takes none: leave rho out of "
+            f"{caller}()"
+        )
+    given = spec.test_params
+
+    def at_rho(n: int, horizon: int) -> dict[str, Any]:
+        return {**(given(n, horizon) if callable(given) else given), "rho": rho}
+
+    return attrs.evolve(spec, test_params=at_rho)
+
+
 class _SizedFactory:
     """``factory(n=, horizon=, rng=)`` for any learner argument: the rng's first draw is the seed of
     a wrapped class or a ``seed -> learner`` callable (two generators seeded alike build the same
     learner, as the checks need)."""
 
-    def __init__(self, arg: Any, params: Mapping[str, Any]) -> None:
-        self.arg, self.params = arg, dict(params)
+    def __init__(self, arg: Any, params: Mapping[str, Any], rho: float | None = None) -> None:
+        self.arg, self.params, self.rho = arg, dict(params), rho
 
     def __call__(self, *, n: int, horizon: int, rng: np.random.Generator, **kw: Any) -> Any:
         if self.arg.kind == "factory":
-            return self.arg.obj(n=n, horizon=horizon, rng=rng, **self.params, **kw)
+            extra = {} if self.rho is None else {"rho": self.rho}
+            return self.arg.obj(n=n, horizon=horizon, rng=rng, **self.params, **extra, **kw)
         seed = int(rng.integers(2**63))
         if self.arg.kind == "seeded":
             return self.arg.obj(seed)
-        return self.arg.builder(n=n, horizon=horizon, params={**self.params, **kw})(seed)
+        return self.arg.builder(n=n, horizon=horizon, rho=self.rho, params={**self.params, **kw})(seed)
 
 
 def check_adversary(spec: Any) -> None:
@@ -520,13 +612,19 @@ def _spec(spec: Any, kind: str) -> Any:
 
 
 def _any_spec(spec: Any) -> Any:
-    """A learner or adversary spec (a name is looked up among the learners, then the adversaries)."""
+    """A learner or adversary spec: a spec as it is, a registered name (learners first), or —
+    as :func:`check_learner` takes them — any learner :func:`replify.evaluate` takes
+    (:func:`learner_spec`)."""
     if isinstance(spec, (LearnerSpec, AdversarySpec)):
         return spec
-    if isinstance(spec, str):
-        return registry().learner(spec) if spec in registry().learners() else registry().adversary(spec)
+    if isinstance(spec, str) and spec not in registry().learners() and spec in registry().adversaries():
+        return registry().adversary(spec)
+    if isinstance(spec, str) or callable(spec):
+        return learner_spec(spec, argument="specs", caller="parametrize_with_checks")
     raise ArgumentTypeError(
-        f"specs must hold LearnerSpec or AdversarySpec objects (or registered names); got {spec!r} ({type(spec).__name__})"
+        f"specs must hold LearnerSpec or AdversarySpec objects, registered names, or learners as check_learner takes "
+        f"them (a class or factory, a wrapped class, a callable seed -> learner, a 'module:Name' reference); got "
+        f"{spec!r} ({type(spec).__name__})"
     )
 
 
@@ -544,7 +642,9 @@ def _cases(specs: Iterable[Any]) -> Iterator[tuple[Any, Callable[[Any], None]]]:
 
 def parametrize_with_checks(specs: Any) -> Any:
     """A ``pytest.mark.parametrize("spec, check", ...)`` over every check of every spec, as
-    scikit-learn's ``parametrize_with_checks``: ``def test_conformance(spec, check): check(spec)``."""
+    scikit-learn's ``parametrize_with_checks``: ``def test_conformance(spec, check): check(spec)``.
+    ``specs`` holds specs, registered names, and any learner :func:`check_learner` takes (a class
+    wrapped without ``rho``: ``learner_spec(MyClass, rho=0.1)``)."""
     import pytest  # only in a test run: replify itself does not depend on pytest
 
     cases = list(_cases(specs))

@@ -13,7 +13,7 @@ from replify.components.bandits import offers_lanes
 from replify.engine.outcomes import Outcomes
 from replify.engine.run import simulate
 from replify.errors import InvalidArgumentError, ReplifyWarning
-from replify.randomness import INTERNAL, child
+from replify.base.randomness import INTERNAL, child
 
 def dispatch(
     build: Any, seq: Any, *, pair_ids: range, n_jobs: int, backend: str, scheduler: str | None,

@@ -3,11 +3,12 @@ checkpoints for the regret curve, the drift between a pair's draws."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
-from replify.checks import CostDomain, L1_SLACK, as_float_array, check_action
+from replify.base.checks import CostDomain, L1_SLACK, as_float_array, check_action
 from replify.engine import limits
 from replify.engine.outcomes import accumulate
 from replify.errors import ActionError, CostError, InvalidArgumentError
@@ -143,7 +144,10 @@ class _Lanes:
         norms for an ℓ1 domain) over a chunk that is still in cache; the step is found only on
         failure. ``rows`` is (L, n) or (lanes, L, n), its first row step t0 + 1."""
         d = self.domain
-        if d is None or rows.size == 0:
+        if rows.size == 0:
+            return
+        if d is None:
+            self._check_finite(rows, t0, extrema)
             return
         low, high = (rows.min(), rows.max()) if extrema is None else extrema
         ok = low >= d.low and high <= d.high  # NaN fails both comparisons
@@ -153,11 +157,32 @@ class _Lanes:
             for lane in rows.reshape(-1, rows.shape[-2], rows.shape[-1]):
                 d.check_matrix(lane, n=lane.shape[-1], name="costs drawn by the adversary", first_step=t0 + 1)
 
+    @staticmethod
+    def _check_finite(rows: np.ndarray, t0: int, extrema: tuple[float, float] | None = None) -> None:
+        """No domain to hold the costs to, but a NaN or an infinity is never a cost: refused at its
+        step, before a learner sees it (one pass over a chunk still in cache: a sum is finite unless
+        a cost is not, or the sum overflows — then the rows are looked at one by one)."""
+        total = float(extrema[0]) + float(extrema[1]) if extrema is not None else float(np.add.reduce(rows, axis=None))
+        if math.isfinite(total):
+            return
+        bad = ~np.isfinite(rows).all(axis=-1)  # (L,) or (lanes, L)
+        if bad.any():
+            row = int(np.nonzero(bad)[-1].min())  # the earliest step of any lane
+            lane = rows if rows.ndim == 2 else rows[int(np.argmax(bad[:, row]))]
+            raise CostError(f"costs drawn by the adversary at step {t0 + row + 1} must be finite, got {lane[row].tolist()}")
+
     def check_sums(self, sums: np.ndarray, starts: np.ndarray, stops: np.ndarray) -> None:
         """On the block-sum path: every block sum must be one that costs in the domain can add
         up to (L·low ≤ sum ≤ L·high per coordinate, ‖sum‖₁ ≤ L for an ℓ1 domain)."""
         d = self.domain
-        if d is None or sums.size == 0:
+        if sums.size == 0:
+            return
+        if d is None:  # no domain, but a sum of costs is finite
+            bad = ~np.isfinite(sums).all(axis=-1)
+            if bad.any():
+                lane, k = np.argwhere(bad)[0]
+                raise CostError(f"the adversary's cost sum over steps {int(starts[k]) + 1}..{int(stops[k])} is "
+                                f"{sums[lane, k].tolist()}, which is not finite: a NaN or infinite cost in those steps")
             return
         length = (np.asarray(stops) - np.asarray(starts)).astype(np.float64)[None, :, None]
         slack = 1e-9 * np.maximum(length, 1.0)
@@ -173,9 +198,12 @@ class _Lanes:
             )
 
     def set_cum(self, cum: np.ndarray, t1: int) -> None:
-        # NaN and ±inf propagate through sums, so a finite running total means finite costs.
+        # NaN and ±inf propagate through sums, so a finite running total means finite costs; the
+        # draws were refused at their step already (check_rows, check_sums): what is left is an
+        # overflow of finite costs.
         if not np.isfinite(cum).all():
-            raise CostError(f"the adversary drew non-finite costs by step {t1}")
+            raise CostError(f"the adversary's costs add up to a non-finite total by step {t1}: they overflow double "
+                            "precision")
         self.cum = cum
 
     # -- accounting -------------------------------------------------------------------------
@@ -191,14 +219,32 @@ class _Lanes:
         into chunks, as long as the segments are — steps, whole blocks, or one pair's own runs."""
         if self.expected_sums is None or starts.size == 0:
             return
+        mean = self._expected_sums(starts, stops)
+        per_segment = np.take_along_axis(mean[None], actions[..., None], axis=-1)[..., 0]
+        self.expected_paid[lanes] = accumulate(self.expected_paid[lanes], per_segment)
+
+    def _expected_sums(self, starts: np.ndarray, stops: np.ndarray) -> np.ndarray:
+        """The adversary's ``expected_sums(starts, stops)``, checked: real numbers of shape
+        (segments, n), and — for a learner with a cost domain — sums that costs in the domain can
+        have (the pseudo-regret is then bounded as the regret is; a report read back relies on it)."""
         mean = as_float_array("the adversary's expected_sums(starts, stops)", self.expected_sums(starts, stops))
         if mean.shape != (starts.size, self.n):
             raise CostError(
                 f"the adversary's expected_sums(starts, stops) must return one row of {self.n} expected cost sums per "
                 f"segment, shape ({starts.size}, {self.n}); got shape {mean.shape}"
             )
-        per_segment = np.take_along_axis(mean[None], actions[..., None], axis=-1)[..., 0]
-        self.expected_paid[lanes] = accumulate(self.expected_paid[lanes], per_segment)
+        d = self.domain
+        if d is not None:  # an expected sum of costs in the domain lies where such sums do (the report relies on it)
+            length = (np.asarray(stops) - np.asarray(starts)).astype(np.float64)[:, None]
+            slack = 1e-9 * np.maximum(length, 1.0) * max(1.0, abs(d.low), abs(d.high))
+            bad = ~((mean >= d.low * length - slack) & (mean <= d.high * length + slack)).all(axis=1)
+            if bad.any():
+                k = int(np.argmax(bad))
+                raise CostError(
+                    f"the adversary's expected_sums over steps {int(starts[k]) + 1}..{int(stops[k])} is {mean[k].tolist()}, "
+                    f"which no costs with {d.describe()} can have as expected sums"
+                )
+        return mean
 
     def account_segments(
         self, actions: np.ndarray, lengths: np.ndarray, starts: np.ndarray, pair: int | None = None,
@@ -222,7 +268,9 @@ class _Lanes:
             self.counts[lane_sel] += np.bincount(flat, weights=weights, minlength=lanes * self.n).reshape(lanes, self.n)
         if expected:
             live = lengths > 0
-            self.account_expected(actions[:, live], starts[live], (starts + lengths)[live], lanes=lane_sel)
+            # whole steps, as the adversary's expected_sums(starts, stops) expects (lengths may be floats)
+            stops = (starts + lengths).astype(np.int64)
+            self.account_expected(actions[:, live], starts[live], stops[live], lanes=lane_sel)
         a, b = actions[0::2], actions[1::2]
         same = a == b if self.problem == "experts" else (a == b).all(axis=-1)
         self.agree[sel] += (same * lengths).sum(axis=1)
@@ -336,7 +384,7 @@ class _Lanes:
         """Experts, on an adversary that knows its means: Σ_t μ_t(a_t) − min_a Σ_t μ_t(a)."""
         if self.expected_sums is None:
             return None
-        best = float(np.min(self.expected_sums(np.array([0]), np.array([self.horizon]))[0]))
+        best = float(np.min(self._expected_sums(np.array([0]), np.array([self.horizon]))[0]))
         return self.expected_paid - best
 
     def constant_regrets(self) -> np.ndarray | None:
@@ -347,16 +395,28 @@ class _Lanes:
         return self.cum.mean(axis=1) - self.cum.min(axis=1)
 
 
-def _check_decided(decided: np.ndarray, n: int, problem: str, source: str = "learners") -> np.ndarray:
+def _check_decided(decided: np.ndarray, n: int, problem: str, source: str = "learners",
+                   steps: np.ndarray | None = None, time_axis: int = -1) -> np.ndarray:
+    """Actions the learners decided, checked: integer expert indices in [0, n), or finite action
+    vectors. ``steps`` (1-based) are the steps along ``time_axis`` (for vector actions, of the
+    array without its last axis): the first bad action is reported at its step in the run."""
+    decided = np.asarray(decided)
     if problem == "experts":
         if decided.size and decided.dtype.kind not in "iu":
             raise ActionError(
                 f"{source} returned actions of dtype {decided.dtype} (e.g. {decided.ravel()[:3].tolist()}); "
                 f"expected integer expert indices in [0, {n})"
             )
-        if decided.size and (decided.dtype.kind not in "iu" or decided.min() < 0 or decided.max() >= n):
-            raise ActionError(f"learners decided actions outside [0, {n}): {np.unique(decided)[:10].tolist()}")
+        bad = (decided < 0) | (decided >= n) if decided.size else np.zeros(decided.shape, dtype=bool)
+        if bad.any():
+            where = np.argwhere(bad)[0]
+            at = "" if steps is None else f" at step {int(steps[where[time_axis]])}"
+            raise ActionError(f"{source} decided the action {int(decided[tuple(where)])}{at}, outside [0, {n}) "
+                              f"(all such: {np.unique(decided[bad])[:10].tolist()})")
         return decided.astype(np.int64, copy=False)
-    if not np.isfinite(decided).all():
-        raise ActionError("learners decided non-finite action vectors")
+    bad = ~np.isfinite(decided).all(axis=-1) if decided.ndim else ~np.isfinite(decided)
+    if bad.any():
+        where = np.argwhere(bad)[0]
+        at = "" if steps is None else f" at step {int(steps[where[time_axis]])}"
+        raise ActionError(f"{source} decided a non-finite action vector{at}: {decided[tuple(where)].tolist()}")
     return decided

@@ -33,6 +33,9 @@ class Outcomes:
     pseudo_regret: np.ndarray | None = None  # (pairs, 2): against the best mean, when the adversary knows its means
     curve_steps: np.ndarray | None = None  # the checkpoints of regret_curve
     regret_curve: np.ndarray | None = None  # (pairs, 2, checkpoints): the regret at each checkpoint
+    #: (low, high): the range the engine held every cost to (the learner's declared domain, checked
+    #: on every path), when finite; what bounds the regrets (Report.cost_range)
+    cost_range: tuple[float, float] | None = None
 
     @classmethod
     def concatenate(cls, parts: Sequence[Outcomes]) -> Outcomes:
@@ -54,6 +57,7 @@ class Outcomes:
             pseudo_regret=None if parts[0].pseudo_regret is None else np.concatenate([p.pseudo_regret for p in parts]),
             curve_steps=parts[0].curve_steps,
             regret_curve=None if parts[0].regret_curve is None else np.concatenate([p.regret_curve for p in parts]),
+            cost_range=parts[0].cost_range,
         )
 
     @property

@@ -8,8 +8,9 @@ from typing import Any
 
 import numpy as np
 
-from replify.checks import as_float_array, check_action
+from replify.base.checks import as_float_array, check_action
 from replify.engine import limits
+from replify.engine.declarations import declared_bounds, declared_pieces
 from replify.engine.lanes import _Lanes, _check_decided
 from replify.engine.outcomes import accumulate, step_costs
 from replify.errors import ActionError, CostError, InvalidArgumentError
@@ -131,7 +132,8 @@ def _blocks(state: _Lanes, block_cls: type, ends: np.ndarray, sums: np.ndarray, 
     the next blocks' actions for every lane in one call."""
     live = ends < state.horizon
     if live.any():
-        decided = _check_decided(block_cls.decide_batch(state.learners, totals[:, live], ends[live]), state.n, state.problem)
+        decided = _check_decided(block_cls.decide_batch(state.learners, totals[:, live], ends[live]), state.n, state.problem,
+                                 steps=ends[live] + 1, time_axis=1)  # each decides the block from step end + 1
         values = np.concatenate([state.act[:, None], decided], axis=1)
     else:
         values = state.act[:, None]
@@ -227,7 +229,8 @@ def _run_lane(learner: Any, costs: np.ndarray, n: int, problem: str, t0: int) ->
         expected = (costs.shape[0],) if problem == "experts" else costs.shape
         if actions.shape != expected:
             raise ActionError(f"learner.run() returned actions of shape {actions.shape}, expected {expected}")
-        return _check_decided(actions, n, problem, source="learner.run()")
+        return _check_decided(actions, n, problem, source="learner.run()", steps=t0 + 1 + np.arange(costs.shape[0]),
+                              time_axis=0)
     out = np.empty(costs.shape[0], dtype=np.int64) if problem == "experts" else np.empty_like(costs)
     for t in range(costs.shape[0]):  # a black-box learner without run(): nothing to vectorise
         out[t] = check_action(learner.act(), n=n, problem=problem, step=t0 + t + 1, source="learner.act()")
@@ -317,8 +320,8 @@ def _play_lane(state: _Lanes, i: int, sums: bool, chunk_rows: int) -> tuple[np.n
             starts.append(t + change)
             acts.append(actions[change])
         t += int(steps)
-        if not np.isfinite(cum).all():
-            raise CostError(f"the adversary drew non-finite costs by step {t}")
+        if not np.isfinite(cum).all():  # the draws were refused at their step: an overflow is left
+            raise CostError(f"the adversary's costs add up to a non-finite total by step {t}: they overflow double precision")
     state._full[i] = None  # a whole-sequence adversary's draw: this lane is done with it
     state.paid[i], state.cum[i] = paid[0], cum
     s, a = np.concatenate(starts), np.concatenate(acts)
@@ -359,31 +362,17 @@ def cycle_learners(learners: list, seq: Any, domain: Any, horizon: int) -> tuple
                for lr in learners):
         return False, "the learner has no next_cycle() and observe_sums()"
     name = type(seq).__name__
-    iid = getattr(seq, "iid", False)
-    if not isinstance(iid, (bool, np.bool_)):
-        raise InvalidArgumentError(f"{name}.iid must be True or False (whether every step has the same law); got {iid!r}")
-    changes = getattr(seq, "law_changes", None)
-    if changes is not None:
-        steps = np.asarray(changes)
-        if (steps.ndim != 1 or steps.dtype.kind not in "iu" or (steps.size and (steps.min() < 1 or steps.max() >= horizon))
-                or np.any(np.diff(steps) <= 0)):
-            raise InvalidArgumentError(f"{name}.law_changes must be increasing integer steps in [1, {horizon - 1}] "
-                                       f"(where a new law starts, 0-based); got {changes!r}")
-    if not (iid or changes is not None):
+    pieces = declared_pieces(seq, horizon)  # a malformed iid or law_changes is refused here
+    if pieces is None:
         return False, f"{name} declares neither iid = True nor law_changes"
     if not callable(getattr(seq, "sample_sums", None)):
         return False, f"{name} has no sample_sums(rng, starts, stops)"
-    bounds = getattr(seq, "cost_bounds", None)
-    if bounds is not None:
-        b = np.asarray(bounds)
-        if b.shape != (2,) or b.dtype.kind not in "iuf" or not (b[0] <= b[1]):
-            raise InvalidArgumentError(f"{name}.cost_bounds must be (low, high) with low <= high, the range of every "
-                                       f"cost; got {bounds!r}")
+    bounds = declared_bounds(seq)
     if domain is not None:
         if bounds is None:
             return False, f"{name} declares no cost_bounds, so its costs may fall outside the learner's {domain.describe()}"
-        if not (domain.low <= float(bounds[0]) and float(bounds[1]) <= domain.high):
-            return False, f"{name}'s cost_bounds {tuple(bounds)} are outside the learner's {domain.describe()}"
+        if not (domain.low <= bounds[0] and bounds[1] <= domain.high):
+            return False, f"{name}'s cost_bounds {bounds} are outside the learner's {domain.describe()}"
     return True, ""
 
 
@@ -458,10 +447,11 @@ def _cycle_lane(state: _Lanes, i: int) -> list[tuple[int, int, np.ndarray]]:
         paid, cum = float(running_paid[-1]), running_cum[-1]
         seen, pulled = observed.sum(axis=0), m.sum(axis=0)
         if state.expected_sums is not None:  # each segment's expected cost for the arm that plays it
-            means = as_float_array("the adversary's expected_sums(starts, stops)", state.expected_sums(seg_starts, seg_stops))
+            means = state._expected_sums(seg_starts, seg_stops)  # checked as every path checks them
             expected += float(np.take_along_axis(means, np.tile(np.arange(n), len(stops))[:, None], axis=1).sum())
-        if not np.isfinite(cum).all():
-            raise CostError(f"the adversary drew non-finite costs by step {t + length}")
+        if not np.isfinite(cum).all():  # the sums were refused where they are: an overflow is left
+            raise CostError(f"the adversary's costs add up to a non-finite total by step {t + length}: they overflow "
+                            "double precision")
         lr.observe_sums(seen, pulled)
         counts += pulled
         batches.append((t, length, arms))

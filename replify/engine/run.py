@@ -38,20 +38,22 @@ is exact, and so still identical, in any order.
 
 from __future__ import annotations
 
+import numbers
 import warnings
 from typing import Any, Callable, Sequence
 
 import attrs
 import numpy as np
 
-from replify.checks import CostDomain, check_learner
+from replify.base.checks import CostDomain, check_learner
 from replify.components.bandits import is_bandit, offers_lanes
 from replify.engine import limits
+from replify.engine.declarations import AUDIT_SLOT, audit
 from replify.engine.lanes import _Lanes, _block_class
 from replify.engine.outcomes import Outcomes
 from replify.engine.paths import cycle_learners, _cycles, _fast, _pair_by_pair, _per_step, _segment_learners
 from replify.errors import InvalidArgumentError, ReplifyWarning
-from replify.randomness import DATA, INTERNAL, MIXED, child
+from replify.base.randomness import DATA, INTERNAL, MIXED, child
 
 
 def simulate(
@@ -105,6 +107,7 @@ def _simulate(
         per_pair = 2 * horizon * n * 8  # a whole-sequence adversary's two draws
         group = min(limits.LANE_GROUP_PAIRS, max(1, limits.WHOLE_LANES_BYTES // per_pair)) if whole else limits.LANE_GROUP_PAIRS
     g0 = 0
+    audited = False  # the adversary's declarations, looked at once (the first group's path is every group's)
     while g0 < len(pair_ids):
         ids = list(pair_ids[g0 : g0 + group])
         learners, rngs, samplers = [], [], []
@@ -112,10 +115,7 @@ def _simulate(
             pair_seed = child(root, INTERNAL, k)
             for side in (0, 1):
                 learner = check_learner(build(pair_seed), source="the learner callable")
-                for attr, expected in (("n", n), ("horizon", horizon)):
-                    got = getattr(learner, attr, expected)
-                    if got != expected:
-                        raise InvalidArgumentError(f"learner built with {attr}={got}, but evaluate() was given {attr}={expected}")
+                _check_sizes(learner, n=n, horizon=horizon)
                 learners.append(learner)
                 rngs.append(np.random.default_rng(child(root, DATA, k, side)))
                 # a mixed strategy's draws: one stream per pair, the same for its two runs (part of R)
@@ -139,6 +139,13 @@ def _simulate(
         use_fast = can_fast and fast_path is not False
         if cycles and fast_path is None and horizon * n < limits.CYCLE_MIN_COSTS:
             use_fast = False  # short runs: drawing every step is cheaper than the block-sum path's overhead
+        if not audited:
+            # What the path about to be taken trusts, looked at on a cheap sample of the audit's own
+            # stream (the pairs' draws are untouched): the block-sum path of batched bandit
+            # learners trusts iid/law_changes and cost_bounds, a pseudo-regret expected_sums.
+            audit(seq, n=n, horizon=horizon, rng=np.random.default_rng(child(root, AUDIT_SLOT)),
+                  same_law=use_fast and cycles, expected=state.expected_sums is not None)
+            audited = True
         if block_cls is not None:
             state.start_blocks()
         if use_fast and cycles:
@@ -171,6 +178,7 @@ def _simulate(
                 pseudo_regret=None if (q := state.pseudo_regrets()) is None else q.reshape(-1, 2),
                 curve_steps=state.checkpoints,
                 regret_curve=state.regret_curve().reshape(-1, 2, state.checkpoints.size),
+                cost_range=_cost_range(state.domain),
             )
         )
         if state.disagree is not None:
@@ -182,3 +190,27 @@ def _simulate(
             per_pair = 2 * 2 * -(-horizon // learners[0].block_size) * n * 8  # sums and totals of two lanes
             group = int(min(limits.MAX_GROUP_PAIRS, max(1, limits.WHOLE_SLICE_BYTES // per_pair)))
     return attrs.evolve(Outcomes.concatenate(parts), disagreement=disagree)
+
+
+def _check_sizes(learner: Any, *, n: int, horizon: int) -> None:
+    """A built learner's ``n`` and ``horizon`` attributes, when it has them, must be the integers
+    evaluate() runs with: a learner built for other sizes, or one holding the string '4', would
+    otherwise be scored at sizes it was not built for."""
+    for attr, expected in (("n", n), ("horizon", horizon)):
+        got = getattr(learner, attr, expected)
+        if isinstance(got, (bool, np.bool_)) or not isinstance(got, numbers.Integral):
+            # compared as they are, '4' and 4 differ, and the message read "built with n=4, but given n=4"
+            raise InvalidArgumentError(
+                f"learner has {attr}={got!r} ({type(got).__name__}); expected the integer {attr}={expected} that "
+                f"evaluate() was given: build it with the integer {attr}"
+            )
+        if got != expected:
+            raise InvalidArgumentError(f"learner built with {attr}={got}, but evaluate() was given {attr}={expected}")
+
+
+def _cost_range(domain: CostDomain | None) -> tuple[float, float] | None:
+    """The range the engine held every cost to: the learner's declared domain (every drawn chunk
+    and every block sum is checked against it), when it is finite."""
+    if domain is None or not (np.isfinite(domain.low) and np.isfinite(domain.high)):
+        return None
+    return float(domain.low), float(domain.high)

@@ -246,7 +246,7 @@ def _report(run: _Run, setup: _Setup, **fields: Any) -> Report:
         constant_regret=o.constant_regret, pseudo_regret=o.pseudo_regret, curve_steps=o.curve_steps,
         regret_curve_values=o.regret_curve, disagreement_counts=o.disagreement, segment_length=o.segment,
         drift_steps=o.drift_steps, drift=o.drift, decision=run.decision, sequential_interval=run.interval,
-        sequential_p_value=run.p_value, **fields,
+        sequential_p_value=run.p_value, cost_range=o.cost_range, **fields,
     )
 
 

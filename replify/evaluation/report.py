@@ -10,14 +10,14 @@ from typing import Any
 import attrs
 import numpy as np
 
-from replify.checks import as_float_array, check_int
+from replify.base.checks import as_float_array, check_int
 from replify.engine.paths import play_chunk
 from replify.errors import InvalidArgumentError
 from replify.evaluation.reportdata import ARRAYS, check_summaries, report_fields
-from replify.evaluation.stats import clopper_pearson, t_interval
+from replify.evaluation.stats import clopper_pearson, t_interval, t_quantile
 from replify.guarantees.certificates import UnionBound
 from replify.components.bandits import BanditFeed, is_bandit
-from replify.randomness import DATA, INTERNAL, MIXED, child
+from replify.base.randomness import DATA, INTERNAL, MIXED, child
 
 
 #: Transitions listed one by one in :meth:`Report.to_dict` (beyond this the arrays stay in the report).
@@ -80,6 +80,9 @@ class Report:
     ``pseudo_regret`` (experts, ``(pairs, 2)``, when the adversary knows its means through
     ``expected_sums``): Σ_t μ_t(a_t) − min_a Σ_t μ_t(a), the regret against the best mean —
     free of the draw's noise in the best expert's total.
+
+    ``cost_range`` (``(low, high)`` or None): the range the engine held every cost to — the
+    learner's declared cost domain — which bounds what the regrets can be.
     """
 
     learner: str
@@ -120,6 +123,10 @@ class Report:
     #: why ``regret_bound`` is None when the learner registers a bound that does not cover the
     #: hyperparameters in force (:meth:`replify.LearnerSpec.regret_bound_for`)
     regret_bound_note: str | None = None
+    #: (low, high): the range every cost of the evaluation lay in, as the engine enforced it (the
+    #: learner's declared cost domain); None when unknown. It bounds what the regrets can be
+    #: (:meth:`from_dict` holds them to it).
+    cost_range: tuple[float, float] | None = None
 
     def __reduce__(self) -> Any:
         # A report pickles whatever built it: what replay needs (the user's learner callable, the
@@ -221,7 +228,10 @@ class Report:
         seed, each run on the per-step costs drawn from its own data seed — the costs, both action
         sequences and both regrets, to look inside one pair. Memory: two (T, n) cost arrays."""
         if self.replay_source is None:
-            raise InvalidArgumentError("this report cannot replay: it was not made by evaluate() in this process")
+            raise InvalidArgumentError(
+                "this report cannot replay: it was not made by evaluate(), so it holds no learner or adversary to run "
+                "again; evaluate them with this report's seed, and replay that report"
+            )
         if isinstance(self.replay_source, str):
             raise InvalidArgumentError(f"this report cannot replay: {self.replay_source}")
         k = check_int("k", k, minimum=0)
@@ -279,7 +289,7 @@ class Report:
         if self.regret_curve_values is None or self.curve_steps is None:
             return None
         per_pair = self.regret_curve_values.mean(axis=1)  # (pairs, k)
-        intervals = np.array([t_interval(per_pair[:, j], self.confidence) for j in range(per_pair.shape[1])])
+        intervals = _t_intervals(per_pair, self.confidence)
         return {"steps": self.curve_steps.copy(), "mean": per_pair.mean(axis=0), "low": intervals[:, 0],
                 "high": intervals[:, 1]}
 
@@ -440,19 +450,23 @@ class Report:
                 if value is not None and name != "agreement_curve":  # listed above with its edges
                     out[name] = _plain(value)
             out["segment_length"] = self.segment_length
+            out["cost_range"] = None if self.cost_range is None else [float(v) for v in self.cost_range]
         return out
 
     @classmethod
     def from_dict(cls, data: Any) -> "Report":
         """The report that :meth:`to_dict` ``(per_pair=True)`` described — after a JSON round
         trip too: ``Report.from_dict(json.loads(json.dumps(r.to_dict(per_pair=True))))`` has
-        the same fields, hence the same summaries, as ``r`` (it cannot :meth:`replay`: the
-        learner and adversary objects are not data).
+        the same fields, hence the same summaries, as ``r``. It cannot :meth:`replay` (the
+        learner and adversary are objects, not data; :meth:`replay` says what to do instead —
+        evaluate again with the configuration ``provenance`` records, or pickle the report, which
+        keeps them).
 
-        Every field is checked, and the fields against each other (:mod:`replify.evaluation.reportdata`):
-        a hand-edited or damaged report is refused with the field named, never read back as
-        measured numbers."""
-        report = cls(**report_fields(data))
+        Every field is checked, and the fields against each other — every relation the engine's
+        outcomes obey, and every summary against the rows (:mod:`replify.evaluation.reportdata`
+        lists them): a hand-edited or damaged report is refused with the fields named, never read
+        back as measured numbers."""
+        report = cls(**report_fields(data), replay_source=_from_data_reason(data))
         check_summaries(report, data)
         return report
 
@@ -462,6 +476,36 @@ class _Pickled:
     """What replay needs, pickled, kept as bytes until it is needed."""
 
     data: bytes
+
+
+def _t_intervals(columns: np.ndarray, confidence: float) -> np.ndarray:
+    """:func:`~replify.evaluation.stats.t_interval` of every column, (k, 2) — the same floats, with
+    the t quantile (one bisection) found once for all the columns, which share their size."""
+    k = columns.shape[0]
+    if k < 2 or not np.isfinite(columns).all():  # t_interval refuses them, and says why
+        return np.array([t_interval(columns[:, j], confidence) for j in range(columns.shape[1])])
+    q = t_quantile(0.5 + confidence / 2.0, k - 1)
+    out = np.empty((columns.shape[1], 2))
+    for j in range(columns.shape[1]):
+        values = columns[:, j].astype(np.float64)  # contiguous, as t_interval sums it
+        mean = float(values.mean())
+        half = q * float(values.std(ddof=1)) / math.sqrt(k)
+        out[j] = mean - half, mean + half
+    return out
+
+
+def _from_data_reason(data: Any) -> str:
+    """Why a report read back from data cannot replay, and what to do: the configuration its
+    provenance records (same seed: the same pairs) evaluated again gives a report that can."""
+    config = (data.get("provenance") or {}).get("configuration") if isinstance(data, dict) else None
+    again = ""
+    if isinstance(config, dict) and {"learner", "adversary", "n", "horizon"} <= set(config):
+        again = (f" (here replify.evaluate({config['learner']!r}, {config['adversary']!r}, n={config['n']}, "
+                 f"horizon={config['horizon']}, seed=<this report's seed>, ...), with the rest of "
+                 "provenance['configuration'])")
+    return ("it was read back by Report.from_dict, and a report's data hold no learner or adversary to run again. "
+            f"Evaluate the same learner and adversary with the same seed and configuration{again} — pair k then has "
+            "the same seeds — and replay that report; or keep a report by pickling it, which keeps what replay needs")
 
 
 def _rebuild(cls: type, fields: dict[str, Any]) -> Any:

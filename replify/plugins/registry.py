@@ -92,10 +92,26 @@ class Registry:
         self._load_failures: list[PluginFailure] = []
         self._tables: tuple[dict[str, LearnerSpec], dict[str, AdversarySpec], list[PluginFailure]] | None = None
         self._distributions: dict[str, str] = {}
+        self._tried: set[str] = set()  # entry points whose import was tried: never tried twice
+        self._unreported: list[tuple[PluginFailure, BaseException]] = []  # failures to report once all are tried
 
     # -- plugins ---------------------------------------------------------------------------
     def register(self, plugin: Any, name: str | None = None) -> str | None:
-        """Add a plugin object (a module, class or instance with hook implementations)."""
+        """Add a plugin object: a module, class or instance with hook implementations
+        (``@replify.hookimpl`` functions). Anything else — 42, a spec, a learner class — is
+        refused: pluggy would take it and return a name, and it would register nothing."""
+        if name is not None and not isinstance(name, str):
+            raise ArgumentTypeError(f"name must be a string (the plugin's name) or None; got {name!r} ({type(name).__name__})")
+        if not _implements_hooks(plugin):
+            text = repr(plugin)
+            text = text if len(text) <= 60 else text[:57] + "..."
+            what = ("; a spec is registered from a plugin's hook: register(spec) inside @replify.hookimpl def "
+                    "register_learners(register)" if isinstance(plugin, (LearnerSpec, AdversarySpec))
+                    else ", with no hook implementation")
+            raise ArgumentTypeError(
+                f"register() expects a plugin: a module, class or instance with @replify.hookimpl functions "
+                f"(register_learners, register_adversaries); got {text} ({type(plugin).__name__}{what})"
+            )
         self._tables = None
         return self.manager.register(plugin, name=name)
 
@@ -124,43 +140,49 @@ class Registry:
     def _load(self) -> None:
         if self._loaded:
             return
-        failures_before = len(self._load_failures)
-        try:
-            errors = self._load_all()
-        except BaseException:
-            # Interrupted (Ctrl-C while a slow plugin imports): the load is not done, so the next
-            # lookup tries it again in full — the plugins registered so far are skipped then, and
-            # the failures recorded here are recorded again, once.
-            del self._load_failures[failures_before:]
-            self._tables = None
-            raise
+        # Interrupted (Ctrl-C while a slow plugin imports): the interrupt goes on, naming the
+        # plugin; the next lookup loads the plugins not tried yet, and reports the interrupted one
+        # as failed — its import is never tried again in this process (an import that raises
+        # KeyboardInterrupt itself would otherwise refuse every lookup).
+        self._load_all()
         self._loaded = True
         # Every plugin is tried before anything is reported, so that strict mode refuses the same
         # way on every lookup instead of leaving a registry with the later plugins missing.
+        errors, self._unreported = self._unreported, []
         for failure, exc in errors:
             self._fail(failure, exc)
 
-    def _load_all(self) -> list[tuple[PluginFailure, BaseException]]:
-        """Load every entry point not loaded or blocked yet; the failures, to report."""
+    def _load_all(self) -> None:
+        """Load every entry point not tried or blocked yet; each failure is kept, to report once
+        all are tried. Each plugin's import is tried once."""
         eps = entry_points(group=PROJECT) if self._entry_points is None else self._entry_points
         blocked = _blocked()
-        errors = []
         for ep in eps:
             if ep.name in blocked:
                 self.manager.set_blocked(ep.name)
                 continue
-            if self.manager.has_plugin(ep.name) or self.manager.is_blocked(ep.name):
+            if ep.name in self._tried or self.manager.has_plugin(ep.name) or self.manager.is_blocked(ep.name):
                 continue
+            self._tried.add(ep.name)
             self._distributions[ep.name] = _distribution(ep)
             try:
                 self.manager.register(ep.load(), name=ep.name)
+            except KeyboardInterrupt as exc:
+                if self.manager.has_plugin(ep.name):
+                    self.manager.unregister(name=ep.name)
+                failure = PluginFailure(ep.name, _distribution(ep), "KeyboardInterrupt while it was imported (not tried "
+                                        "again in this process)")
+                self._load_failures.append(failure)
+                self._unreported.append((failure, exc))
+                exc.add_note(f"while importing {failure.name!r} (distribution {failure.distribution}), a replify plugin; "
+                             f"block it with {BLOCK_ENV}={failure.name} if its import is what stops")
+                raise
             except (Exception, SystemExit) as exc:  # a broken plugin (even one calling sys.exit) must not take the others down
                 if self.manager.has_plugin(ep.name):  # all or nothing per plugin
                     self.manager.unregister(name=ep.name)
                 failure = PluginFailure(ep.name, _distribution(ep), f"{type(exc).__name__}: {exc}")
                 self._load_failures.append(failure)
-                errors.append((failure, exc))
-        return errors
+                self._unreported.append((failure, exc))
 
     def _collect(self, hook_name: str, kind: type, label: str) -> tuple[dict[str, Any], list[PluginFailure]]:
         table: dict[str, Any] = {}
@@ -224,6 +246,20 @@ class Registry:
 
     def adversary(self, name: str) -> AdversarySpec:
         return _lookup(self.adversaries(), name, "adversary", "adversaries")
+
+
+def _implements_hooks(plugin: Any) -> bool:
+    """Whether ``plugin`` has a function marked with :data:`hookimpl` (pluggy's own test, by the
+    marker it sets), whatever its hook is named (:meth:`Registry.check_pending` catches a misspelt one)."""
+    marker = f"{PROJECT}_impl"
+    for attr in dir(plugin):
+        try:
+            value = getattr(plugin, attr, None)
+        except Exception:  # noqa: BLE001 - a property that raises is no hook implementation
+            continue
+        if callable(value) and isinstance(getattr(value, marker, None), dict):
+            return True
+    return False
 
 
 def _lookup(table: Mapping[str, Any], name: str, label: str, plural: str) -> Any:

@@ -235,3 +235,43 @@ def test_a_hook_that_fails_half_way_registers_nothing(monkeypatch):
     reg.register(LearnersPlugin("whole"))
     with pytest.warns(PluginLoadWarning, match=r"then broke"):
         assert list(reg.learners()) == ["whole"]  # all or nothing per plugin
+
+
+@pytest.mark.parametrize("thing, message", [
+    (42, r"register\(\) expects a plugin: a module, class or instance with @replify.hookimpl functions .*got 42 \(int, "
+         r"with no hook implementation\)"),
+    ("hedge", r"got 'hedge' \(str, with no hook implementation\)"),
+    (replify.LearnerSpec("spec-not-plugin", RandomHedge, "experts"), r"\(LearnerSpec; a spec is registered from a "
+                                                                     r"plugin's hook"),
+])
+def test_register_refuses_what_is_not_a_plugin(thing, message):
+    # pluggy takes any object and returns a name for it: 42 was "registered", and registered nothing
+    reg = Registry(entry_points=())
+    with pytest.raises(replify.errors.ArgumentTypeError, match=message):
+        reg.register(thing)
+    assert reg.register(LearnersPlugin("fine")) is not None and list(reg.learners()) == ["fine"]
+
+
+def test_a_plugin_interrupted_at_import_is_tried_once_and_reported_by_name(monkeypatch):
+    monkeypatch.delenv(STRICT_ENV, raising=False)
+
+    class Interrupted(FakeEntryPoint):
+        def load(self):
+            self.loads += 1
+            raise KeyboardInterrupt  # a Ctrl-C while it imports, or a module that raises it
+
+    slow = Interrupted("slow", None)
+    after = FakeEntryPoint("after", LearnersPlugin("after-learner"))
+    reg = Registry(entry_points=[slow, after])
+    # the interrupt still interrupts, and says where it came from
+    with pytest.raises(KeyboardInterrupt) as info:
+        reg.learners()
+    assert any("while importing 'slow' (distribution unknown), a replify plugin" in note for note in info.value.__notes__)
+    # the next lookup does not replay it: the plugin is reported once, by name, and the others load
+    with pytest.warns(PluginLoadWarning, match=r"plugin 'slow' \(distribution unknown\) failed: KeyboardInterrupt while it "
+                                               r"was imported \(not tried again in this process\)"):
+        assert list(reg.learners()) == ["after-learner"]
+    assert list(reg.learners()) == ["after-learner"]
+    assert slow.loads == 1 and after.loads == 1
+    (failure,) = reg.failures
+    assert failure.name == "slow"

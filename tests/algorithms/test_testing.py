@@ -121,3 +121,43 @@ def test_the_segment_check_catches_a_learner_whose_segments_lie():
                                   test_params={"rho": 0.1, "horizon": 400})
     with pytest.raises(AssertionError, match=r"iid-lagging: playing by segments differs from stepping"):
         check_learner(lagging)
+
+
+class Leader:
+    """Follow the leader, with a touch of its own randomness."""
+
+    def __init__(self, *, n, horizon, rng):
+        self.total, self.noise = np.zeros(n), rng.random(n) * 1e-9
+
+    def act(self):
+        return int(np.argmin(self.total - self.noise))
+
+    def update(self, cost):
+        self.total += cost
+
+
+def test_check_learner_says_how_to_give_a_class_wrapped_without_rho_its_rho():
+    wrapped = replify.wrap(horizon=60)(Leader)
+    # it said "pass rho=", which check_learner did not take
+    with pytest.raises(replify.errors.InvalidArgumentError,
+                       match=r"'Leader' was wrapped without rho, and check_learner\(\) builds it to check it; expected "
+                             r"rho in \(0, 1\), the rho to build it at: check_learner\(Leader, rho=0\.1\)"):
+        check_learner(wrapped)
+    check_learner(wrapped, rho=0.1)
+    with pytest.raises(replify.errors.InvalidArgumentError, match=r"list learner_spec\(Leader, rho=0\.1\) among the specs"):
+        parametrize_with_checks([wrapped])
+    with pytest.raises(replify.errors.InvalidArgumentError, match=r"'hedge' is not replicable and takes none"):
+        check_learner("hedge", rho=0.1)
+
+
+def test_parametrize_with_checks_takes_every_learner_check_learner_takes():
+    # it refused a class (and a wrapped class) that check_learner accepts
+    from replify.testing import LEARNER_CHECKS, learner_spec
+
+    wrapped = replify.wrap(horizon=60, rho=0.1)(Leader)
+    mark = parametrize_with_checks([Leader, wrapped, learner_spec(replify.wrap(horizon=60)(Leader), rho=0.2),
+                                    "iid-bernoulli"])
+    specs = mark.args[1]
+    assert [s.name for s, c in specs].count("Leader") == 3 * len(LEARNER_CHECKS)
+    for spec, check in specs[: len(LEARNER_CHECKS)]:
+        check(spec)

@@ -67,3 +67,24 @@ def test_the_anytime_certificate_survives_ties_and_the_wrapped_audit():
                              "random-signs", n=n, horizon=T, pairs=pairs, seed=5)
     for report in (ties, signs):
         assert binomial_upper_tail(report.failures, pairs, 0.1) >= 1e-6, report.rho_hat
+
+
+def test_the_users_eps_and_block_size_win_and_the_certificate_follows_them():
+    # both raised Python's "got multiple values for keyword argument"
+    costs = (np.random.default_rng(1).random((700, 3)) < 0.4).astype(float)
+    with pytest.warns(replify.errors.ReplicabilityWarning, match=r"epoch 0 \(T_k=128\) is not certified"):
+        loose = replify.anytime("ftplb-star", rho=0.1, n=3, seed=0, first_epoch=128, eps=0.01)
+        loose.run(costs)
+    epochs = loose.params.epochs
+    assert [loose._current.params.eps] == [0.01] and not loose.params.certified
+    # each epoch states what eps = 0.01 gives, above its share: the certificate follows the user's eps
+    assert all(not e.certified and e.replicability_bound > e.rho for e in epochs)
+    blocks = replify.anytime("ftplb-star", rho=0.1, n=3, seed=0, first_epoch=128, block_size=16)
+    blocks.run(costs)
+    assert blocks._current.params.block_size == 16
+    # eps certified for B = 16 in every epoch
+    assert blocks.params.certified and all(e.certified and e.replicability_bound <= e.rho * (1 + 1e-9)
+                                           for e in blocks.params.epochs)
+    with pytest.raises(InvalidArgumentError, match=r"anytime\(\) builds each epoch's learner for that epoch .*got "
+                                                   r"horizon=500: leave it out"):
+        replify.anytime("ftplb-star", rho=0.1, n=3, seed=0, horizon=500)

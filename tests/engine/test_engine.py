@@ -11,8 +11,8 @@ import replify
 from replify.engine import limits as engine  # the engine's sizes, which tests shrink
 from replify.components.actions import Box
 from replify.components.blocks import BlockLearner
-from replify.checks import CostDomain
-from replify.randomness import DATA, INTERNAL, child, seed_sequence
+from replify.base.checks import CostDomain
+from replify.base.randomness import DATA, INTERNAL, child, seed_sequence
 
 from conftest import RandomHedge
 
@@ -472,3 +472,83 @@ def test_negative_zero_is_a_cost_in_zero_one():
     minus = replify.evaluate(CASES["ftplb-star"], OneBadCost(4, 700, 300, -0.0), n=4, horizon=700, pairs=3, seed=0)
     plus = replify.evaluate(CASES["ftplb-star"], OneBadCost(4, 700, 300, 0.0), n=4, horizon=700, pairs=3, seed=0)
     assert minus.to_dict(per_pair=True) == plus.to_dict(per_pair=True)
+
+
+class NaNAt:
+    """Uniform costs, drawn chunk by chunk (or only whole, ``whole=True``), with a NaN for expert 1
+    at one step."""
+
+    def __init__(self, n, horizon, step, whole=False):
+        self.n, self.horizon, self.step = n, horizon, step
+        if whole:
+            self.sample_chunk = None
+
+    def _rows(self, rng, start, stop):
+        out = rng.random((stop - start, self.n))
+        if start < self.step <= stop:
+            out[self.step - start - 1, 1] = np.nan
+        return out
+
+    def sample_chunk(self, rng, start, stop):
+        return self._rows(rng, start, stop)
+
+    def sample(self, rng):
+        return self._rows(rng, 0, self.horizon)
+
+
+@pytest.mark.parametrize("whole", [False, True])
+@pytest.mark.parametrize("learner", ["step-only", "run", "mixed"])
+def test_a_nan_beyond_the_first_chunk_is_reported_at_its_own_step(learner, whole, monkeypatch):
+    # Learners that declare no cost domain: nothing held the draws to one, and a NaN was found only
+    # in a chunk's running total — "by step 1024" (the chunk's end), or by a learner counting rows
+    # inside its chunk. The step is the draw's own, in the run: 2001.
+    monkeypatch.setattr(engine, "MEMORY_BUDGET", 4 * 8 * 3 * 97)  # chunks of 97 steps: step 2001 is in the 21st
+    monkeypatch.setattr(engine, "PAIR_CHUNK_BYTES", 8 * 3 * 97)
+    from test_user_code import MixedHedge
+
+    class WithRun(StepOnly):
+        def run(self, costs):
+            out = []
+            for c in costs:
+                out.append(self.act())
+                self.update(c)
+            return np.array(out)
+
+    cls = {"step-only": StepOnly, "run": WithRun, "mixed": MixedHedge}[learner]
+    with pytest.raises(replify.errors.CostError, match=r"costs drawn by the adversary at step 2001 must be finite, got \[.*nan"):
+        replify.evaluate(cls, NaNAt(3, 3000, 2001, whole=whole), n=3, horizon=3000, pairs=2, seed=0, progress=False)
+
+
+def test_a_learner_whose_n_is_not_an_integer_is_refused_by_type():
+    # '4' != 4, and the message read "built with n=4, but evaluate() was given n=4"
+    class Stringly(StepOnly):
+        def __init__(self, *, n, horizon, rng):
+            super().__init__(n=n, horizon=horizon, rng=rng)
+            self.n = str(n)
+
+    with pytest.raises(replify.errors.InvalidArgumentError,
+                       match=r"learner has n='4' \(str\); expected the integer n=4 that evaluate\(\) was given"):
+        replify.evaluate(Stringly, "iid-bernoulli", n=4, horizon=20, pairs=2, seed=0)
+
+
+def test_an_action_outside_the_experts_is_reported_at_its_step(monkeypatch):
+    monkeypatch.setattr(engine, "MEMORY_BUDGET", 4 * 8 * 3 * 97)
+
+    class Strays:
+        def __init__(self, *, n, horizon, rng):
+            self.t = 0
+
+        def run(self, costs):
+            out = np.zeros(costs.shape[0], dtype=np.int64)
+            out[(np.arange(self.t, self.t + costs.shape[0]) == 1500)] = 7  # step 1501
+            self.t += costs.shape[0]
+            return out
+
+        def act(self):
+            return 0
+
+        def update(self, cost):
+            pass
+
+    with pytest.raises(replify.errors.ActionError, match=r"learner\.run\(\) decided the action 7 at step 1501, outside \[0, 3\)"):
+        replify.evaluate(Strays, "iid-bernoulli", n=3, horizon=3000, pairs=2, seed=0, progress=False)
