@@ -4,6 +4,16 @@ An implementation of "Replicable Online Learning" (Ahmadi, Bhandari, Blum): wrap
 learner into an adversarially ρ-replicable one (:func:`wrap`), build registered learners and
 adversaries by name (:func:`make`, :func:`make_adversary`), and measure replicability and
 regret over paired runs (:func:`evaluate`).
+
+The top level is the public API: this module's names, and ``errors`` (every exception and
+warning), ``wrapper`` (:func:`wrap`), ``anytime`` (:func:`anytime`), ``datasets`` (real cost
+matrices), ``testing`` (conformance checks for plugins and :func:`assert_replicable`), ``plots``
+and ``cli``. The layers under it, each folder's ``__init__`` saying what lives there and what it
+may import: ``base`` (the ground floor: checks, random streams, files, progress, references) →
+``guarantees`` (certificates, theory) → ``components`` → ``plugins`` (specs, registry, factory) →
+``sources`` (what a user hands replify as a learner or an adversary) → ``engine`` → ``evaluation``
+→ ``experiments``. Module paths that moved keep working, with a DeprecationWarning naming the new
+place (``replify._moved``).
 """
 
 from __future__ import annotations

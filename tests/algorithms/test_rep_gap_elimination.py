@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import replify
-from replify.engine.paths import _cycle_agreement
+from replify.engine.cycles import _cycle_agreement
 from replify.evaluation.stats import binomial_upper_tail
 from replify_plugins.bandits.rep_gap_elimination import charge, gap_parameters
 

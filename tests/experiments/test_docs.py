@@ -68,3 +68,17 @@ def test_demo_examples_run_quick(script, early_subprocess):
 
 def test_readme_main_job_is_the_coin_demo():
     assert "python -m pip install -e . && replify demo coin" in (ROOT / "README.md").read_text()
+
+
+def test_the_api_page_renders_docstring_mathematics_and_links_guide_pages():
+    # docs/griffe_sphinx_roles.py: ``...`` with a sub- or superscript becomes MathJax inline mathematics,
+    # and "docs/claims.md" a link to the page (only pages that exist: a wrong name stays text, so the
+    # strict build never fails on it). The browser test checks that the API page typesets them.
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "docs"))
+    try:
+        import griffe_sphinx_roles as roles
+    finally:
+        sys.path.pop(0)
+    assert roles.mathematics("regret ``(B + 2/ε)·Regret_{T/B}(internal)`` and ``code``") == (
+        "regret \\((B + 2/ε)\\cdot Regret_{T/B}(internal)\\) and ``code``")
+    assert roles.page_links("see docs/claims.md (and docs/nothere.md)") == "see [claims](claims.md) (and docs/nothere.md)"

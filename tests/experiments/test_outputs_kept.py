@@ -171,3 +171,15 @@ def test_calibrate_takes_its_grid_from_the_command_line(capsys, tmp_path):
     assert json.loads(out.read_text())["knobs"] == {"expert": 0}  # the better of the two (expert 0 costs least)
     refused(capsys, ["calibrate", f"{path}:Fixed", "-n", "2", "-T", "40", "--rho", "0.5", "--grid", "expert=[]"],
             "--grid expert=[]")
+
+
+def test_sweep_lines_say_the_claim_as_the_json_does(tmp_path, capsys):
+    config = tmp_path / "g.toml"
+    config.write_text('learners = ["hedge", "split-commit"]\nadversaries = ["iid-bernoulli"]\nhorizons = [200]\nns = [3]\n'
+                      'rhos = [0.1]\npairs = 4\nseed = 0\n')
+    assert cli.main(["sweep", str(config), "--quiet"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    rows = [json.loads(line) for line in (tmp_path / "g.jsonl").read_text().splitlines()]
+    for line, row in zip(lines, rows):
+        assert line.endswith(f"(measured; the learner's claim: {row['report']['claim']})"), line
+    assert "certified=True" not in "\n".join(lines)
