@@ -15,6 +15,20 @@ FTPL's 2·sqrt(T ln n) regret on those steps to the K − 2·sqrt(T ln n) accrue
 FTPL's guarantee for a fresh run. The constant C is the parameter ``K_constant``: at practical T
 the paper's 1000 makes the fallback unreachable. Worst-case regret ≤ K; iid ρ-replicable.
 
+**Our certificate, and the default noise** (ours; docs/certificates.md, "Geometric noise, each run
+charged its own side"). While the fallback cannot fire — its threshold K − 2√(T ln n) exceeds T − 1,
+which no running regret reaches with costs in [0, 1] (every practical T at C = 1000) — the two runs
+can part only at the block decisions, each made with fresh Geo(ε_i) noise at step t_i. Each run
+charged its own side, decision i parts with probability at most
+b_i = min(ε_i(2√(t_i ln n) + 1), ε_i(√(ln n)·√t_i + 1) + ε_i²(κ_n t_i + √(ln n)·√t_i)) against *any*
+oblivious adversary (:func:`replify.guarantees.certificates.geometric_sharp`), so
+ρ ≤ Σ_i b_i (``replicability_bound``). The proof's own ε_i = γ/(2α√t_i) spends ρ/(8 lnln T) per
+decision through a high-probability radius α; this bound certifies the same ρ at 13–34× that noise
+parameter (less noise). ``noise_scale=None`` (the default) takes the largest multiple of the
+proof's schedule that this bound certifies (a bisection: every b_i grows with ε_i); a given
+``noise_scale`` is certified when the bound is at most ρ, or — the theorem's own certificate — when
+it is at most 1 with C ≥ 1000.
+
 The evaluation engine runs it on block sums wherever the fallback check cannot fire
 (:meth:`IidExperts.next_segment`): T = 10⁹ costs a handful of draws per run.
 """
@@ -22,6 +36,7 @@ The evaluation engine runs it on block sums wherever the fallback check cannot f
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 import attrs
@@ -33,6 +48,7 @@ from replify.errors import InvalidArgumentError, ReplicabilityWarning, warn
 from replify.components.blocks import CHUNK_ROWS
 from replify.components.cumulative import running_sums
 from replify.components.describe import Described
+from replify.guarantees.certificates import geometric_sharp
 
 ALGORITHM, THEOREM = "vnilla_replicability_experts", "thm:vanilla_replicability_experts"
 DOMAIN = CostDomain(low=0.0, high=1.0)
@@ -75,20 +91,69 @@ class IidExpertsParams:
     eps_schedule: tuple[float, ...]
     regret_bound: float
     regret_bound_formula: str
-    certified: bool  # the theorem's iid rho holds: its proof needs the paper's constant C >= 1000
+    certified: bool  # rho holds: our bound (replicability_bound <= rho), or the theorem's (C >= 1000, scale <= 1)
     noise_scale: float = 1.0  # ε_i is multiplied by this (1: the proof's value)
     calibration: str | None = None  # set by replify.calibrate: what the parameters were calibrated on
+    #: our bound Σ_i b_i at the ε_i in force (None when the fallback can fire: the argument needs it not to)
+    replicability_bound: float | None = None
+    #: which certificate holds: "ours" (replicability_bound <= rho), "theorem", or None
+    certificate: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d = attrs.asdict(self, recurse=False)
         return d | {k: list(d[k]) for k in ("block_lengths", "block_ends", "eps_schedule")}
 
 
+def decision_bound(eps: Any, steps: Any, n: int) -> float:
+    """Σ_i b_i: our bound on the chance that the runs part at any block decision, decision i made
+    with Geo(``eps[i]``) noise after ``steps[i]`` steps (module docstring)."""
+    eps, t = np.asarray(eps, dtype=np.float64), np.asarray(steps, dtype=np.float64)
+    sharp = geometric_sharp(n)
+    root = math.sqrt(math.log(n))
+    first = eps * (2.0 * root * np.sqrt(t) + 1.0)
+    second = eps * (sharp["sharp_now"] * np.sqrt(t) + sharp["sharp_const"]) + eps**2 * (
+        sharp["square_t"] * t + sharp["square_root"] * np.sqrt(t))
+    return float(np.minimum(1.0, np.minimum(first, second)).sum())
+
+
+def certified_scale(*, horizon: int, n: int, rho: float, K_constant: float = 1000.0) -> float:
+    """The largest ``noise_scale`` whose schedule our bound certifies at ρ (1, the proof's, when
+    the fallback can fire: the bound needs it not to)."""
+    with warnings.catch_warnings():  # the caller's own parameters() says what is certified, once
+        warnings.simplefilter("ignore", ReplicabilityWarning)
+        base = parameters(horizon=horizon, n=n, rho=rho, K_constant=K_constant, noise_scale=1.0)
+    steps = np.asarray(base.block_ends[:-1], dtype=np.float64)
+    proof = np.asarray(base.eps_schedule, dtype=np.float64)
+    if not _unreachable(base) or steps.size == 0:
+        return 1.0
+
+    def bound(scale: float) -> float:
+        return decision_bound(np.minimum(1.0, scale * proof), steps, n)
+
+    low, high = 1.0, 2.0
+    if bound(low) > rho:
+        return 1.0
+    while bound(high) <= rho and high < 1e12:
+        low, high = high, 2.0 * high
+    for _ in range(60):  # bisection to a relative 1e-12 or so
+        mid = 0.5 * (low + high)
+        low, high = (mid, high) if bound(mid) <= rho else (low, mid)
+    return low
+
+
+def _unreachable(p: IidExpertsParams) -> bool:
+    """Whether the fallback can never fire: the running regret after t < T steps is at most t ≤ T − 1."""
+    return p.fallback_threshold > p.horizon - 1
+
+
 def parameters(
-    *, horizon: int, n: int, rho: float, K_constant: float = 1000.0, noise_scale: float = 1.0
+    *, horizon: int, n: int, rho: float, K_constant: float = 1000.0, noise_scale: float | None = None
 ) -> IidExpertsParams:
-    """The algorithm's parameters; ``noise_scale`` multiplies every ε_i (the proof's value is 1:
-    a larger one means less noise, more learning and, beyond 1, no certificate)."""
+    """The algorithm's parameters; ``noise_scale`` multiplies every ε_i (the proof's value is 1: a
+    larger one means less noise and more learning). ``None`` (the default) takes the largest scale
+    our bound certifies (:func:`certified_scale`; module docstring)."""
+    if noise_scale is None:
+        noise_scale = certified_scale(horizon=horizon, n=n, rho=rho, K_constant=K_constant)
     horizon, n, rho = check_int("horizon", horizon, minimum=1), check_int("n", n, minimum=2), check_rho(rho)
     if horizon < MIN_HORIZON:
         raise InvalidArgumentError(
@@ -96,49 +161,49 @@ def parameters(
         )
     c = check_positive("K_constant", K_constant)
     scale = check_positive("noise_scale", noise_scale)
+    rho = float(rho)
     ll = math.log(math.log(horizon))
     alpha = math.sqrt(math.log(8.0 * n * ll / rho))
     gamma = rho / (8.0 * ll)
     K = c * (1.0 / rho) * ll**2 * math.log(n * ll / rho) * math.sqrt(horizon)
     lengths = block_lengths(horizon)
     ends = tuple(int(e) for e in np.cumsum(lengths))
+    threshold = K - 2.0 * math.sqrt(horizon * math.log(n))
+    schedule = tuple(min(1.0, scale * gamma / (2.0 * alpha * math.sqrt(t))) for t in ends[:-1])
+    ours = decision_bound(schedule, ends[:-1], n) if threshold > horizon - 1 else None
+    if ours is not None and ours <= rho * (1.0 + 1e-9):
+        certificate: str | None = "ours"
+    elif c >= 1000.0 and scale <= 1.0:
+        certificate = "theorem"
+    else:
+        certificate = None
+        _uncertified(c, scale, rho, ours)
     return IidExpertsParams(
         algorithm=ALGORITHM, theorem=THEOREM, horizon=horizon, n=n, rho=rho, loglog=ll, alpha=alpha, gamma=gamma,
-        K_constant=c, K=K, fallback_threshold=K - 2.0 * math.sqrt(horizon * math.log(n)),
+        K_constant=c, K=K, fallback_threshold=threshold,
         fallback_eps=math.sqrt(math.log(n) / horizon), block_lengths=lengths, block_ends=ends,
-        eps_schedule=tuple(min(1.0, scale * gamma / (2.0 * alpha * math.sqrt(t))) for t in ends[:-1]),
+        eps_schedule=schedule,
         regret_bound=K, regret_bound_formula="K = C/rho * (lnln T)^2 * ln(n lnln T/rho) * sqrt(T)",
-        certified=_certified(c, rho) and _unscaled(scale, rho), noise_scale=scale,
+        certified=certificate is not None, noise_scale=scale, replicability_bound=ours, certificate=certificate,
     )
 
 
-def _certified(K_constant: float, rho: float) -> bool:
-    """The theorem's proof charges the fallback with the paper's C = 1000; a smaller C can make the
-    two runs fall back at different steps, and its ρ is then not certified."""
-    if K_constant >= 1000.0:
-        return True
-    warn(
-        f"iid-experts: K_constant={K_constant:g} is below the paper's 1000, which the proof of "
-        f"{THEOREM} uses; the iid rho={rho:g} is not certified (params.certified is False)",
-        ReplicabilityWarning,
-    )
-    return False
+def _uncertified(K_constant: float, scale: float, rho: float, ours: float | None) -> None:
+    """Say why no certificate holds: the theorem's needs the paper's C ≥ 1000 and the proof's noise
+    (scale ≤ 1); ours needs an unreachable fallback and its bound at most ρ."""
+    theorem = (f"K_constant={K_constant:g} is below the paper's 1000, which the proof of {THEOREM} uses"
+               if K_constant < 1000.0 else f"noise_scale={scale:g} shrinks the proof's noise")
+    mine = ("the fallback can fire, which our bound does not cover" if ours is None
+            else f"our bound for these parameters is {ours:.4g} > rho")
+    warn(f"iid-experts: {theorem}, and {mine}: rho={rho:g} is not certified (params.certified is False)",
+         ReplicabilityWarning)
 
 
-def _unscaled(scale: float, rho: float) -> bool:
-    """The proof's ε_i (noise_scale 1) or more noise keep the certificate; less noise loses it."""
-    if scale <= 1.0:
-        return True
-    warn(f"iid-experts: noise_scale={scale:g} shrinks the proof's noise; the iid rho={rho:g} is not certified "
-         "(params.certified is False)", ReplicabilityWarning)
-    return False
-
-
-def regret_bound(*, horizon: int, n: int, rho: float, K_constant: float = 1000.0, noise_scale: float = 1.0) -> float:
+def regret_bound(*, horizon: int, n: int, rho: float, K_constant: float = 1000.0, noise_scale: float | None = None) -> float:
     """K: the algorithm's worst-case regret (``thm:vanilla_replicability_experts``). The fallback
     to FTPL once the running regret reaches K − 2√(T ln n) caps the regret at K whatever the
     noise, so ``noise_scale`` (which moves the replicability certificate) leaves K as it is."""
-    return parameters(horizon=horizon, n=n, rho=rho, K_constant=K_constant).K
+    return parameters(horizon=horizon, n=n, rho=rho, K_constant=K_constant, noise_scale=1.0).K
 
 
 class IidExperts(Described):
@@ -148,7 +213,7 @@ class IidExperts(Described):
 
     def __init__(
         self, *, n: int, horizon: int, rng: np.random.Generator, rho: float, K_constant: float = 1000.0,
-        noise_scale: float = 1.0,
+        noise_scale: float | None = None,
     ) -> None:
         self.params = parameters(horizon=horizon, n=n, rho=rho, K_constant=K_constant, noise_scale=noise_scale)
         self.n, self.horizon = self.params.n, self.params.horizon

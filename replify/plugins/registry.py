@@ -93,6 +93,7 @@ class Registry:
         self._tables: tuple[dict[str, LearnerSpec], dict[str, AdversarySpec], list[PluginFailure]] | None = None
         self._distributions: dict[str, str] = {}
         self._tried: set[str] = set()  # entry points whose import was tried: never tried twice
+        self._interrupted: set[str] = set()  # entry points whose import a KeyboardInterrupt stopped once
         self._unreported: list[tuple[PluginFailure, BaseException]] = []  # failures to report once all are tried
 
     # -- plugins ---------------------------------------------------------------------------
@@ -141,9 +142,9 @@ class Registry:
         if self._loaded:
             return
         # Interrupted (Ctrl-C while a slow plugin imports): the interrupt goes on, naming the
-        # plugin; the next lookup loads the plugins not tried yet, and reports the interrupted one
-        # as failed — its import is never tried again in this process (an import that raises
-        # KeyboardInterrupt itself would otherwise refuse every lookup).
+        # plugin, and the next lookup tries that plugin once more, in full (a Ctrl-C is not the
+        # plugin's fault). A plugin interrupted a second time raises KeyboardInterrupt itself: it is
+        # reported as failed and never tried again, so that it cannot refuse every lookup.
         self._load_all()
         self._loaded = True
         # Every plugin is tried before anything is reported, so that strict mode refuses the same
@@ -164,16 +165,21 @@ class Registry:
             if ep.name in self._tried or self.manager.has_plugin(ep.name) or self.manager.is_blocked(ep.name):
                 continue
             self._tried.add(ep.name)
+            again = ep.name in self._interrupted
             self._distributions[ep.name] = _distribution(ep)
             try:
                 self.manager.register(ep.load(), name=ep.name)
             except KeyboardInterrupt as exc:
                 if self.manager.has_plugin(ep.name):
                     self.manager.unregister(name=ep.name)
-                failure = PluginFailure(ep.name, _distribution(ep), "KeyboardInterrupt while it was imported (not tried "
-                                        "again in this process)")
-                self._load_failures.append(failure)
-                self._unreported.append((failure, exc))
+                failure = PluginFailure(ep.name, _distribution(ep), "KeyboardInterrupt while it was imported, twice "
+                                        "(not tried again in this process)")
+                if again:  # its import raises KeyboardInterrupt itself: a broken plugin, reported like the others
+                    self._load_failures.append(failure)
+                    self._unreported.append((failure, exc))
+                    continue
+                self._interrupted.add(ep.name)
+                self._tried.discard(ep.name)  # a Ctrl-C: tried once more, in full, at the next lookup
                 exc.add_note(f"while importing {failure.name!r} (distribution {failure.distribution}), a replify plugin; "
                              f"block it with {BLOCK_ENV}={failure.name} if its import is what stops")
                 raise

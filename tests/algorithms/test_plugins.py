@@ -252,13 +252,13 @@ def test_register_refuses_what_is_not_a_plugin(thing, message):
     assert reg.register(LearnersPlugin("fine")) is not None and list(reg.learners()) == ["fine"]
 
 
-def test_a_plugin_interrupted_at_import_is_tried_once_and_reported_by_name(monkeypatch):
+def test_a_plugin_that_raises_keyboardinterrupt_at_import_is_reported_by_name_not_replayed(monkeypatch):
     monkeypatch.delenv(STRICT_ENV, raising=False)
 
     class Interrupted(FakeEntryPoint):
         def load(self):
             self.loads += 1
-            raise KeyboardInterrupt  # a Ctrl-C while it imports, or a module that raises it
+            raise KeyboardInterrupt  # a module that raises it at import, every time
 
     slow = Interrupted("slow", None)
     after = FakeEntryPoint("after", LearnersPlugin("after-learner"))
@@ -267,11 +267,12 @@ def test_a_plugin_interrupted_at_import_is_tried_once_and_reported_by_name(monke
     with pytest.raises(KeyboardInterrupt) as info:
         reg.learners()
     assert any("while importing 'slow' (distribution unknown), a replify plugin" in note for note in info.value.__notes__)
-    # the next lookup does not replay it: the plugin is reported once, by name, and the others load
+    # the next lookup tries it once more (a Ctrl-C is not the plugin's fault: test_robustness retries one in
+    # full); interrupted again, it is the plugin's own doing: reported once, by name, and the others load
     with pytest.warns(PluginLoadWarning, match=r"plugin 'slow' \(distribution unknown\) failed: KeyboardInterrupt while it "
-                                               r"was imported \(not tried again in this process\)"):
+                                               r"was imported, twice \(not tried again in this process\)"):
         assert list(reg.learners()) == ["after-learner"]
     assert list(reg.learners()) == ["after-learner"]
-    assert slow.loads == 1 and after.loads == 1
+    assert slow.loads == 2 and after.loads == 1
     (failure,) = reg.failures
     assert failure.name == "slow"
