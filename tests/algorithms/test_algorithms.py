@@ -137,14 +137,20 @@ def test_iid_experts_parameters_match_the_algorithm(T_, n, rho):
     for i, length in enumerate(lengths[:-1], start=1):
         assert length == round(T_ ** (1 - 2.0**-i))
     assert lengths[-1] <= round(T_ ** (1 - 2.0 ** -len(lengths)))  # the last block is clipped
-    # the proof's noise, gamma / (2 alpha sqrt(t)) with t the steps before the block, times the scale: the
-    # default is the largest scale our bound certifies (plugins/learners/iid_experts.py), noise_scale=1 the proof's
-    proof = [params.gamma / (2 * params.alpha * math.sqrt(t)) for t in params.block_ends[:-1]]
-    assert params.eps_schedule == pytest.approx([min(1.0, params.noise_scale * e) for e in proof])
-    assert params.noise_scale > 1 and params.certificate == "ours" and params.certified
-    assert params.replicability_bound == pytest.approx(rho, rel=1e-6)  # the bisection spends rho exactly
+    # the default is our certified schedule (plugins/learners/iid_experts.py): rho split across the decisions
+    # as the lengths of the blocks they govern, each decision's bound spending exactly its share
+    assert params.noise_scale is None and params.certificate == "ours" and params.certified
+    assert params.replicability_bound == pytest.approx(rho, rel=1e-9)
+    from replify_plugins.learners.iid_experts import decision_bound
+    shares = [rho * length / sum(lengths[1:]) for length in lengths[1:]]
+    spent = [decision_bound([e], [t], n) for e, t in zip(params.eps_schedule, params.block_ends[:-1])]
+    assert spent == pytest.approx(shares, rel=1e-9)
+    # noise_scale=1: the proof's noise, gamma / (2 alpha sqrt(t)) with t the steps before the block
     own = replify.learners()["iid-experts"].parameters(horizon=T_, n=n, rho=rho, noise_scale=1.0)
+    proof = [own.gamma / (2 * own.alpha * math.sqrt(t)) for t in own.block_ends[:-1]]
     assert own.eps_schedule == pytest.approx(proof) and own.certified
+    longest = int(np.argmax(lengths[1:]))  # the decision that governs the longest block: far less noise than the proof's
+    assert params.eps_schedule[longest] > 5 * proof[longest]
 
 
 def test_make_exposes_the_parameters_and_honours_overrides():
