@@ -94,6 +94,11 @@ class ResultsFileWarning(ReplifyWarning):
     """Damaged lines of a results file were set aside (never deleted)."""
 
 
+class PlotDataWarning(ReplifyWarning):
+    """Rows, reports or points a figure cannot draw (NaN where a number belongs) were left out of
+    it, each named."""
+
+
 class PluginLoadWarning(ReplifyWarning):
     """A plugin failed to load; the others keep working."""
 

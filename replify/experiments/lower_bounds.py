@@ -26,7 +26,8 @@ from replify.evaluation.evaluate import evaluate
 from replify.evaluation.stats import clopper_pearson, t_interval
 from replify.guarantees.theory import certified_eps
 from replify.components.actions import Simplex
-from replify.plots import colour, figure, legend, log_axis, save_figure, set_title
+from replify.plots import colour, figure, figure_legend, log_axis, save_figure, set_title
+from replify.plots.style import RHO_HAT, rho_hat_text
 from replify.plugins.factory import make, make_adversary
 from replify.base.progress import ProgressArg, reporter
 from replify.base.randomness import DATA, INTERNAL, child, seed_sequence
@@ -256,40 +257,39 @@ def coin_demo(*, quick: bool = False, seed: int = 0, progress: ProgressArg = Non
 
 def _plot_coin(demo: Demo, path: Any) -> Any:
     T = demo.settings["T"]
-    fig, (left, right) = figure(1, 2, width=12.0, height=4.2)
+    fig, (left, right) = figure(1, 2)
     rhos = np.array(demo.settings["rhos"])
     for row_label in COIN_REPLICABLE:
         rows = [r for r in demo.rows if r["algorithm"] == row_label]
         c, m = colour(fig, row_label)
         left.plot([r["certified rho"] for r in rows], [r["worst regret"] for r in rows], marker=m, color=c,
-                  label=f"{row_label}\n(certified rho)")
+                  label=f"{row_label} (certified $\\rho$)")
     for ref_label, style in (("constant", ":"), ("hedge", "-.")):
         row = next(r for r in demo.rows if r["algorithm"] == ref_label)
         left.axhline(row["worst regret"], linestyle=style, color=colour(fig, ref_label)[0], linewidth=1,
-                     label=f"{ref_label} (reference)\nrho_hat={row['rho_hat']:.2f}")
+                     label=f"{ref_label} (reference, {rho_hat_text(row['rho_hat'])})")
     left.plot(rhos, np.minimum(math.sqrt(T) / rhos, T / 64), linestyle="--", color="grey",
-              label="min(sqrt(T)/rho, T/64):\nthe bound's shape,\nconstant unknown")
+              label=r"$\min(\sqrt{T}/\rho,\ T/64)$: the bound's shape, constant unknown")
     log_axis(left, "x", rhos)
     log_axis(left, "y", [r["worst regret"] for r in demo.rows] + [T / 64])
-    left.set_xlabel("rho (the replicability the parameters certify)")
-    left.set_ylabel("worst regret over the coin grid\n(measured)")
-    left.set_title("Regret frontier: worst case over tau")
-    legend(left)
+    left.set_xlabel(r"certified $\rho$")
+    left.set_ylabel(r"worst regret over $\tau$ (measured)")
+    left.set_title(r"Regret frontier: worst case over $\tau$")
+    figure_legend(left)
     mid = sorted(rhos)[len(rhos) // 2 - 1] if len(rhos) > 1 else rhos[0]
     for label in COIN_REPLICABLE + COIN_REFERENCES:
         cells = [cell for cell in demo.settings["grid"] if cell["algorithm"] == label and cell["rho"] in (mid, None)]
         c, m = colour(fig, label)
         right.plot([cell["tau"] for cell in cells], [cell["decoder success"] for cell in cells], marker=m, color=c,
-                   label=label + ("" if label in COIN_REFERENCES else f" (rho={mid:g})"))
+                   label=label + ("" if label in COIN_REFERENCES else f" ($\\rho$={mid:g})"))
     right.axhline(0.5, color="grey", linewidth=1, linestyle="--", label="chance")
     log_axis(right, "x", [cell["tau"] for cell in demo.settings["grid"]])
     right.set_ylim(0, 1.05)
-    right.set_xlabel("coin bias tau")
-    right.set_ylabel("majority decoder success\n(measured)")
+    right.set_xlabel(r"coin bias $\tau$")
+    right.set_ylabel("decoder success (measured)")
     right.set_title("Do they learn? Decoding the coin")
-    legend(right)
-    fig.suptitle(f"Coin lower bound, n=2, T={T}, {demo.settings['pairs per sign']} pairs per sign and tau: measured "
-                 "worst-case regret against the bound's shape (not its constant)", fontsize=9)
+    figure_legend(right)
+    fig.suptitle(f"Coin lower bound: $n$=2, $T$={T}, {demo.settings['pairs per sign']} pairs per sign and $\\tau$")
     return save_figure(fig, path)
 
 
@@ -331,25 +331,26 @@ def phases_demo(*, quick: bool = False, seed: int = 0, progress: ProgressArg = N
 
 
 def _plot_phases(demo: Demo, path: Any) -> Any:
-    fig, ax = figure(width=6.8, height=3.8)
+    fig, ax = figure()
     ns = [r["n"] for r in demo.rows]
     regret = [r["regret"] for r in demo.rows]
     ref = np.array([r["sqrt(T ln n)/rho"] for r in demo.rows])
     c, m = colour(fig, "ftplb-star")
-    ax.plot(ns, regret, marker=m, color=c, label="FTPLB* on coin-phases\n(certified rho)")
-    for name, key, text in (("constant", "constant regret", "constant (replicable,\nnever learns)"),
-                            ("hedge", "hedge regret", "hedge (learns,\nnot replicable)")):
+    ax.plot(ns, regret, marker=m, color=c, label=r"FTPLB* on coin-phases (certified $\rho$)")
+    for name, key, text in (("constant", "constant regret", "constant (replicable, never learns)"),
+                            ("hedge", "hedge regret", "hedge (learns, not replicable)")):
         rc, rm = colour(fig, name)
         ax.plot(ns, [r[key] for r in demo.rows], marker=rm, linestyle=":", color=rc, label=text)
-    ax.plot(ns, ref * regret[0] / ref[0], linestyle="--", color="grey", label="sqrt(T ln n)/rho,\nscaled to the first point")
+    ax.plot(ns, ref * regret[0] / ref[0], linestyle="--", color="grey",
+            label=r"$\sqrt{T \ln n}/\rho$, scaled to the first point")
     ax.set_xscale("log", base=2)
     ax.set_xticks(ns, [str(n) for n in ns])
     ax.minorticks_off()
     log_axis(ax, "y", regret + [r["constant regret"] for r in demo.rows] + [r["hedge regret"] for r in demo.rows])
-    ax.set_xlabel("experts n")
+    ax.set_xlabel("experts $n$")
     ax.set_ylabel("regret (measured)")
-    ax.set_title(f"Adversarial lower bound, T={demo.settings['T']}, rho={demo.settings['rho']}")
-    legend(ax)
+    set_title(ax, True, f"Adversarial lower bound, $T$={demo.settings['T']}, $\\rho$={demo.settings['rho']}")
+    figure_legend(ax)
     return save_figure(fig, path)
 
 
@@ -398,7 +399,7 @@ def lazy_leader_demo(*, quick: bool = False, seed: int = 0, progress: ProgressAr
 
 def _plot_lazy(demo: Demo, path: Any) -> Any:
     traces = demo.settings["traces"]
-    fig, axes = figure(len(traces), 1, width=6.8, height=1.5 * len(traces) + 1.0, sharex=True)
+    fig, axes = figure(len(traces), 1, sharex=True)
     for ax, (name, (s, s2)) in zip(axes, traces.items()):
         t = np.arange(1, len(s) + 1)
         c, _ = colour(fig, name)
@@ -407,11 +408,11 @@ def _plot_lazy(demo: Demo, path: Any) -> Any:
         row = next(r for r in demo.rows if r["algorithm"] == name)
         ax.set_ylabel("action")
         ax.set_yticks([0, 1])
-        ax.set_title(f"{name}: rho_hat = {row['rho_hat']:.2f}", fontsize=9, loc="left")
-        legend(ax)
+        ax.set_title(f"{name}: {rho_hat_text(row['rho_hat'])}", loc="left")
+        figure_legend(ax)
     log_axis(axes[-1], "x", [1, len(next(iter(traces.values()))[0])])  # the switch comes early: show the first steps
-    axes[-1].set_xlabel("step t (action 1 is the one the day-1 bonus favours)")
-    fig.suptitle("FLL is not replicable: the switch from the bonus action happens at different steps", fontsize=10)
+    axes[-1].set_xlabel("step $t$ (action 1: the one the day-1 bonus favours)")
+    fig.suptitle("FLL is not replicable:\nthe runs switch at different steps")
     return save_figure(fig, path)
 
 
@@ -465,7 +466,7 @@ def bandit_coin_demo(*, quick: bool = False, seed: int = 0, progress: ProgressAr
 
 def _plot_bandit_coin(demo: Demo, path: Any) -> Any:
     T = demo.settings["T"]
-    fig, ax = figure(width=7.6, height=4.2)
+    fig, ax = figure()
     regrets = []
     for k, label in enumerate(BANDIT_REPLICABLE):
         rows = [r for r in demo.rows if r["algorithm"] == label]
@@ -475,7 +476,7 @@ def _plot_bandit_coin(demo: Demo, path: Any) -> Any:
         # at n = 2 the two elimination rules play alike: the second is dashed and hollow, so that both show
         ax.plot([r["rho_hat"] for r in rows], [r["worst regret"] for r in rows], marker=m, color=c,
                 linestyle=("-", "--")[k % 2], fillstyle=("full", "none")[k % 2], markersize=(5, 9)[k % 2],
-                label=f"{label}\n{rows[0]['knob']} {rows[0]['scale']:g} ... {rows[-1]['scale']:g}")
+                label=f"{label}, {rows[0]['knob']} {rows[0]['scale']:g} ... {rows[-1]['scale']:g}")
         regrets += [r["worst regret"] for r in rows]
     for label, marker in zip(BANDIT_REFERENCES, ("s", "^", "v", "D")):
         row = next(r for r in demo.rows if r["algorithm"] == label)
@@ -484,13 +485,13 @@ def _plot_bandit_coin(demo: Demo, path: Any) -> Any:
         regrets.append(row["worst regret"])
     rhos = np.geomspace(0.02, 1.0, 50)
     bound = np.minimum(math.sqrt(T) / rhos, T / 64)
-    ax.plot(rhos, bound, linestyle="--", color="grey", label="min(sqrt(T)/rho, T/64):\nthe bound's shape,\nconstant unknown")
-    ax.set_xlabel("largest rho_hat over the tau grid (measured)")
-    ax.set_ylabel("worst regret over the tau grid\n(measured)")
+    ax.plot(rhos, bound, linestyle="--", color="grey", label=r"$\min(\sqrt{T}/\rho,\ T/64)$: the bound's shape, constant unknown")
+    ax.set_xlabel(f"largest {RHO_HAT} over $\\tau$ (measured)")
+    ax.set_ylabel(r"worst regret over $\tau$ (measured)")
     log_axis(ax, "y", regrets + bound.tolist())
-    set_title(ax, True, f"Bandit coin, n=2, T={T}, {demo.settings['pairs per sign']} pairs per sign and tau "
-              f"(nominal rho={demo.settings['rho']}); at n=2 rep-elimination and rep-etc play alike")
-    legend(ax)
+    set_title(ax, True, f"Bandit coin, $n$=2, $T$={T}, {demo.settings['pairs per sign']} pairs per sign and $\\tau$ "
+              f"(nominal $\\rho$={demo.settings['rho']}); at $n$=2 rep-elimination and rep-etc play alike")
+    figure_legend(ax)
     return save_figure(fig, path)
 
 

@@ -1,17 +1,27 @@
 """One figure style for every plot replify draws: what a machine-learning venue expects of a
-figure, applied the same way everywhere (docs/data.md, "Figures for papers").
+figure, applied the same way everywhere (docs/data.md, "Figures a paper can print").
 
+* **Sizes.** A figure is drawn at the size it is printed: one column of a two-column venue
+  (:data:`COLUMN_WIDTH`, 3.25 in) by default, a page (:data:`PAGE_WIDTH`, 6.75 in) for several
+  panels; every font is at least :data:`MIN_FONT_SIZE` (7 pt) at that size, so that the figure is
+  never scaled down into the column.
 * **Layout.** Constrained layout (matplotlib's layout engine), also on a figure of yours that has
-  none; legends outside the data, to the right of their axes, where the layout makes room for
-  them — no legend covers a curve, a point or another panel's label.
+  none. The learners share one legend below the panels (a figure legend, where the layout makes
+  room for it): it never covers a curve, a point or another panel's label. Titles, axis labels,
+  legend entries and category labels are wrapped at spaces to the room they have once the figure
+  is laid out (a word is never broken), and category labels turn upright when even a word does not
+  fit across.
+* **Text.** Mathematics as mathematics: ρ̂, ρ, T, n, B and t in mathtext, ρ̂ always with three
+  decimals (:func:`rho_hat_text`).
 * **Fonts.** TrueType (Type 42) in PDF and PostScript, text kept as text in SVG: no Type 3 font,
   which several venues reject.
 * **Colours.** One colour per learner across every panel of a figure (the first panel to draw a
   learner fixes its colour); the reference rows keep theirs everywhere: ``constant`` grey,
-  the non-replicable baselines black.
+  the non-replicable baselines black; summaries drawn over several learners (medians) neutral.
 * **Axes.** Log axes are log axes: :func:`log_axis` sets one only when every value drawn is
   positive (regret can be negative: the axis then stays linear and its label says why), labels
-  only the major ticks, and puts majors at 1, 2, 5 × 10^k when an axis spans less than two decades.
+  only the major ticks, and puts majors at 1, 2, 5 × 10^k when an axis spans less than two decades
+  and has room for them. A fraction's axis (ρ̂, agreement) leaves room for the markers at 0 and 1.
 * **Titles.** ``title=True`` states the configuration the figure's learners share (adversary —
   or the dataset's name —, T, n, ρ, pairs), ``False`` draws none (a panel of a larger figure), a
   string is used as it is.
@@ -20,17 +30,23 @@ figure, applied the same way everywhere (docs/data.md, "Figures for papers").
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib.util
 import re
-import textwrap
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
-from replify.checks import check_output_path
-from replify.errors import InvalidArgumentError
-from replify.files import atomic_writer
+from replify.base.checks import check_output_path
+from replify.base.files import atomic_writer
+from replify.errors import InvalidArgumentError, PlotDataWarning, warn
+
+#: Inches: one column of a two-column venue, and its full page width (the widths a figure is printed at).
+COLUMN_WIDTH = 3.25
+PAGE_WIDTH = 6.75
+#: Points: the smallest font of every figure replify draws, at the size it is printed.
+MIN_FONT_SIZE = 7.0
 
 #: The rcParams of every figure replify draws and saves.
 STYLE: dict[str, Any] = {
@@ -39,18 +55,35 @@ STYLE: dict[str, Any] = {
     "svg.fonttype": "none",  # text as text
     "figure.constrained_layout.use": True,
     "figure.dpi": 100,
-    "savefig.dpi": 200,
-    "axes.titlesize": 10,
-    "axes.labelsize": 9,
-    "xtick.labelsize": 8,
-    "ytick.labelsize": 8,
-    "legend.fontsize": 8,
+    "savefig.dpi": 300,
+    # sizes in points at the printed size: none below MIN_FONT_SIZE
+    "font.size": 8,
+    "axes.titlesize": 8.5,
+    "axes.labelsize": 8,
+    "xtick.labelsize": 7,
+    "ytick.labelsize": 7,
+    "legend.fontsize": 7,
     "legend.frameon": False,
+    "legend.handlelength": 1.8,
+    "legend.columnspacing": 1.4,
+    "axes.titlepad": 4.0,
+    "axes.labelpad": 2.5,
+    "axes.linewidth": 0.6,
+    "xtick.major.size": 2.5,
+    "ytick.major.size": 2.5,
+    "xtick.major.width": 0.6,
+    "ytick.major.width": 0.6,
+    "xtick.minor.size": 1.5,
+    "ytick.minor.size": 1.5,
+    "xtick.major.pad": 2.0,
+    "ytick.major.pad": 2.0,
     "axes.spines.top": False,
     "axes.spines.right": False,
-    "lines.linewidth": 1.6,
-    "lines.markersize": 5,
-    "errorbar.capsize": 3,
+    "lines.linewidth": 1.2,
+    "lines.markersize": 3.5,
+    "errorbar.capsize": 2,
+    "figure.constrained_layout.h_pad": 0.03,
+    "figure.constrained_layout.w_pad": 0.03,
 }
 
 #: The settings replify makes for every figure (not only while it draws): TrueType fonts.
@@ -65,8 +98,33 @@ PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F
            "#332288")
 REFERENCE_COLOURS = {"constant": "#7f7f7f", "hedge": "#000000", "ucb1": "#000000", "thompson": "#444444",
                      "exp3": "#222222"}
+#: The colour of what summarises several learners at once (medians, extrema): no learner's.
+NEUTRAL = "#333333"
 #: Markers by colour index: two learners never differ by colour alone.
 MARKERS = "osD^vP*X<>"
+
+#: ρ̂ in mathtext, and the one format of its value everywhere (legends, category labels).
+RHO_HAT = r"$\hat{\rho}$"
+
+
+def rho_hat_text(value: float) -> str:
+    """``ρ̂ = 0.123`` in mathtext: the one way every figure prints a measured ρ̂."""
+    return rf"$\hat{{\rho}}={float(value):.3f}$"
+
+
+def math_safe(text: Any) -> str:
+    """``text`` (a name a user gave) safe to print beside replify's mathtext: its dollar signs are
+    escaped unless they pair up (then they are the user's own mathematics)."""
+    text = str(text)
+    return text.replace("$", r"\$") if len(re.findall(r"(?<!\\)\$", text)) % 2 else text
+
+
+def left_out(where: str, what: Sequence[str], why: str) -> None:
+    """Warn (:class:`~replify.errors.PlotDataWarning`) that ``what`` (learners, results rows,
+    steps) is left out of the figure, and ``why`` (a NaN where a number is drawn): a blank line or a
+    missing point without a word would pass for data."""
+    if what:
+        warn(f"{where}: {'; '.join(what)} left out of the figure: {why}", PlotDataWarning)
 
 
 def require_matplotlib(what: str) -> None:
@@ -100,32 +158,41 @@ def styled() -> Iterator[None]:
         yield
 
 
-def figure(nrows: int = 1, ncols: int = 1, *, width: float | None = None, height: float | None = None,
-           **subplots: Any) -> tuple[Any, Any]:
-    """``(figure, axes)`` in replify's style — constrained layout, room for the legends — for a
-    multi-panel figure of replify's plots (each plot's ``ax=`` one of ``axes``): the recipe for a
-    paper's figure. ``width`` and ``height`` are in inches (default 5 per column, 3.4 per row)."""
-    with styled():
-        return pyplot().subplots(nrows, ncols, figsize=(width or 5.0 * ncols, height or 3.4 * nrows), **subplots)
+def plot_function(func: Callable[..., Any]) -> Callable[..., Any]:
+    """A plot of replify's: drawn in :data:`STYLE` when it makes its own figure (the texts it
+    creates take their sizes when they are created), in your settings when it draws into your
+    axes (``ax=`` or ``axes=``)."""
+
+    @functools.wraps(func)
+    def draw(*args: Any, **kwargs: Any) -> Any:
+        given = kwargs.get("ax") if kwargs.get("ax") is not None else kwargs.get("axes")
+        if given is not None and not hasattr(given, "figure"):  # a pair of axes
+            given = next(iter(np.ravel(np.asarray(given, dtype=object))), None)
+        # a figure made by figure() is replify's too: drawn in its style, as the figure itself is
+        own = given is None or bool(getattr(_root(getattr(given, "figure", None)), "_replify_styled", False))
+        with styled() if own else contextlib.nullcontext():
+            return func(*args, **kwargs)
+
+    return draw
 
 
-def axes_for(ax: Any, figsize: tuple[float, float]) -> tuple[Any, Any]:
-    """``(figure, axes)``: the user's axes and their figure (given constrained layout when it has no
-    layout engine, so that legends outside the axes get their room), or a new styled figure."""
-    if ax is not None:
-        fig = ax.figure
-        if fig.get_layout_engine() is None:
-            fig.set_layout_engine("constrained")
-        return fig, ax
-    with styled():
-        return pyplot().subplots(figsize=figsize)
+def constrained(fig: Any) -> bool:
+    """Whether ``fig`` is laid out by constrained layout (which makes room for a figure legend)."""
+    from matplotlib.layout_engine import ConstrainedLayoutEngine
+
+    return isinstance(_root(fig).get_layout_engine(), ConstrainedLayoutEngine)
+
+
+def _root(fig: Any) -> Any:
+    """The figure itself of a subfigure (a figure is its own)."""
+    return getattr(fig, "figure", fig) or fig
 
 
 def save_figure(fig: Any, path: str | Path | None) -> Any:
     """Save to ``path`` (``.png``, ``.svg`` or ``.pdf``) when given, in :data:`STYLE` (TrueType
     fonts); return the figure. The plot replaces an earlier file at ``path`` only once it is
     written whole: a failure (a full disk) leaves the earlier file as it was
-    (:func:`replify.files.atomic_writer`)."""
+    (:func:`replify.base.files.atomic_writer`)."""
     if path is not None:
         p = check_output_path(path, what="plot path", suffixes=PLOT_SUFFIXES)
         with styled(), atomic_writer(p, what="plot") as fh:  # matplotlib needs the format: a file object has no suffix
@@ -146,85 +213,7 @@ def colour(fig: Any, learner: str) -> tuple[str, str]:
     return table[learner]
 
 
-#: Characters per line of a legend entry: longer labels wrap, so that the legend stays narrow.
-LEGEND_WIDTH = 28
-
-
-def wrap_label(text: str, chars: int) -> str:
-    """``text`` broken into lines of at most ``chars`` characters (its own line breaks kept)."""
-    return "\n".join(line for part in str(text).split("\n")
-                     for line in (textwrap.wrap(part, max(4, chars), break_on_hyphens=False) or [""]))
-
-
-def legend(ax: Any, **kw: Any) -> None:
-    """The legend outside the axes, to their right: it never covers a curve or a point (the
-    constrained layout makes room for it). Long labels wrap; a legend taller than the figure
-    takes more columns."""
-    handles, labels = ax.get_legend_handles_labels()
-    if not handles:
-        return
-    labels = [wrap_label(label, LEGEND_WIDTH) for label in labels]
-    lines = sum(label.count("\n") + 1 for label in labels) + len(labels) * 0.5  # entries are spaced
-    size = pyplot().rcParams["legend.fontsize"]
-    size = float(size) if not isinstance(size, str) else 8.0
-    room = max(4.0, 0.85 * ax.figure.get_figheight() * 72 / (1.25 * size))
-    ncol = max(1, int(np.ceil(lines / room)))
-    ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, ncol=ncol, **kw)
-
-
-def set_title(ax: Any, title: Any, default: str) -> None:
-    """``title=True``: ``default`` (the shared configuration); ``False``: none; a string: itself."""
-    if title is True and default:
-        ax.set_title(_wrapped(ax, default))
-    elif isinstance(title, str) and title:
-        ax.set_title(_wrapped(ax, title))
-    elif title not in (True, False) and not isinstance(title, str):
-        raise InvalidArgumentError(f"title must be True, False or a string; got {title!r}")
-
-
-def _wrapped(ax: Any, text: str) -> str:
-    """``text`` broken into lines no wider than the axes (a title wider than a narrow panel would
-    run over its neighbours, or off the figure)."""
-    inches = ax.get_position().width * ax.figure.get_figwidth()
-    size = float(pyplot().rcParams["axes.titlesize"]) if not isinstance(
-        pyplot().rcParams["axes.titlesize"], str) else 10.0
-    chars = max(16, int(inches * 72 / (0.6 * size)))
-    return "\n".join(textwrap.wrap(text, chars, break_on_hyphens=False)) if len(text) > chars else text
-
-
-def log_axis(ax: Any, which: str, values: Any) -> bool:
-    """Make ``ax``'s ``which`` axis ("x" or "y") logarithmic when every one of ``values`` is
-    positive; return whether it did. Only major ticks are labelled; an axis spanning less than two
-    decades gets majors at 1, 2, 5 × 10^k so that it has labelled ticks at all."""
-    from matplotlib.ticker import LogFormatterSciNotation, LogLocator, NullFormatter
-
-    v = np.asarray(values, dtype=float)
-    v = v[np.isfinite(v)]
-    if v.size == 0 or np.any(v <= 0):
-        return False
-    axis = ax.xaxis if which == "x" else ax.yaxis
-    (ax.set_xscale if which == "x" else ax.set_yscale)("log")
-    decades = np.log10(v.max() / v.min()) if v.max() > v.min() else 0.0
-    subs = (1.0, 2.0, 5.0) if decades < 2 else (1.0,)
-    axis.set_major_locator(LogLocator(base=10, subs=subs))
-    axis.set_major_formatter(LogFormatterSciNotation(labelOnlyBase=False) if decades < 2 else LogFormatterSciNotation())
-    axis.set_minor_formatter(NullFormatter())
-    return True
-
-
-def fraction_axis(ax: Any) -> None:
-    """A y axis for a fraction (ρ̂, agreement): linear, even on axes used before with a log
-    scale, from just below 0 to just above 1."""
-    ax.set_yscale("linear")
-    ax.set_ylim(-0.03, 1.03)
-
-
-def markers_for(points: int) -> dict[str, Any]:
-    """Markers on a line of few points (a block learner's curve has one per block: a single point
-    without a marker would be invisible), every k-th on a long one."""
-    return {"markevery": max(1, points // 12)} if points > 24 else {}
-
-
+# -- captions --------------------------------------------------------------------------------
 def _rho_of(report: Any) -> float | None:
     config = (report.provenance or {}).get("configuration", {})
     rho = config.get("rho")
@@ -240,19 +229,24 @@ def text_of(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+def _field(name: str, value: Any, math: bool) -> str:
+    value = f"{value:g}" if isinstance(value, float) else f"{value}"
+    return f"${name}={value}$" if math else f"{name}={math_safe(value)}"
+
+
 def caption(reports: Any) -> str:
     """The configuration shared by ``reports`` — adversary (the dataset's name for real data),
     T, n, ρ, pairs — as one title line (the learners are in the legend; a field that differs
     between them is left out)."""
     reports = as_list(reports)
     fields = []
-    for name, get in (("", adversary_name), ("T=", lambda r: r.horizon), ("n=", lambda r: r.n),
-                      ("rho=", _rho_of), ("pairs=", lambda r: r.pairs)):
+    for name, get, math in (("", adversary_name, False), ("T", lambda r: r.horizon, True),
+                            ("n", lambda r: r.n, True), (r"\rho", _rho_of, True), ("pairs", lambda r: r.pairs, False)):
         values = {get(r) for r in reports}
         if len(values) == 1 and (value := values.pop()) is not None:
-            fields.append(f"{name}{value:g}" if isinstance(value, float) else f"{name}{value}")
+            fields.append(_field(name, value, math) if name else math_safe(value))
     if len({r.learner for r in reports}) == 1:
-        fields.insert(0, reports[0].learner)
+        fields.insert(0, math_safe(reports[0].learner))
     return ", ".join(fields)
 
 
@@ -269,11 +263,17 @@ def records_caption(rows: Sequence[dict[str, Any]], exclude: Sequence[str] = ())
     """The configuration fields that all results ``rows`` share (adversary, T, n, ρ, pairs), as
     one title line; a field that varies (or is drawn on an axis: ``exclude``) is left out."""
     fields = []
-    for key, name in (("adversary", "adversary"), ("horizon", "T"), ("n", "n"), ("rho", "rho"), ("pairs", "pairs")):
+    for key, name, math in (("adversary", "", False), ("horizon", "T", True), ("n", "n", True),
+                            ("rho", r"\rho", True), ("pairs", "pairs", False)):
         values = {str(r.get(key)) for r in rows}
         if key not in exclude and len(values) == 1 and (value := values.pop()) != "None":
-            fields.append(f"{name}={value}")
+            fields.append(_field(name, value, math) if name else math_safe(value))
     return ", ".join(fields)
+
+
+def rho_label(kinds: Sequence[str | None]) -> str:
+    """The label of a ρ̂ axis: measured, and with which interval (:func:`rho_interval_label`)."""
+    return f"measured {RHO_HAT} ({rho_interval_label(kinds)} CI)"
 
 
 def rho_interval_label(kinds: Sequence[str | None]) -> str:

@@ -78,16 +78,17 @@ def test_every_plot_draws_into_the_users_axes_states_its_configuration_and_keeps
     assert "iid-bernoulli" in title and "n=3" in title and "pairs=" in title
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
-    for a in fig.axes:
-        legend = a.get_legend()
-        if legend is not None:  # outside the axes: it covers no curve, point or band
+    legends = list(fig.legends) + [a.get_legend() for a in fig.axes if a.get_legend() is not None]
+    assert legends
+    for legend in legends:  # below the panels: it covers no curve, point or band
+        for a in fig.axes:
             assert not legend.get_window_extent(renderer).overlaps(a.get_window_extent(renderer))
     plt.close("all")
 
 
 def test_the_caption_names_what_the_reports_share(reports):
-    assert plots.caption(reports[0]) == "ftplb-star, iid-bernoulli, T=1500, n=3, rho=0.1, pairs=12"
-    assert plots.caption(reports) == "iid-bernoulli, T=1500, n=3, pairs=12"  # hedge has no rho
+    assert plots.caption(reports[0]) == r"ftplb-star, iid-bernoulli, $T=1500$, $n=3$, $\rho=0.1$, pairs=12"
+    assert plots.caption(reports) == "iid-bernoulli, $T=1500$, $n=3$, pairs=12"  # hedge has no rho
 
 
 def test_the_distribution_plot_shows_every_pairs_regret(reports):

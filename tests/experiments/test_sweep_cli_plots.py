@@ -347,7 +347,7 @@ def test_the_regret_curve_plot_overlays_learners_in_every_format(tmp_path, suffi
                replify.evaluate("constant", "iid-bernoulli", **kw), replify.evaluate("hedge", "iid-bernoulli", **kw)]
     fig = plot_regret_curve(reports, path=tmp_path / f"r{suffix}", log=True)
     assert (tmp_path / f"r{suffix}").stat().st_size > 1000
-    assert [t.get_text() for t in fig.axes[0].get_legend().get_texts()][1].startswith("constant")
+    assert [t.get_text() for t in fig.legends[0].get_texts()][1].startswith("constant")  # one legend below the panels
     mine, ax = plt.subplots()
     assert plot_regret_curve(reports[0], ax=ax) is mine  # into the user's own figure
     plt.close("all")
