@@ -67,17 +67,20 @@ def is_replify_json(path: Path) -> bool:
 
 
 def is_replify_figure(path: Path) -> bool:
-    """Whether ``path`` holds a figure saved by matplotlib (as every replify figure is): its
-    first 64 KiB carry matplotlib's mark (PNG text chunk, PDF producer, SVG comment)."""
+    """Whether ``path`` holds a figure saved by matplotlib (as every replify figure is): its first
+    or last 64 KiB carry matplotlib's mark (a PNG's text chunk, an SVG's comment near the start; a
+    PDF's producer in its information dictionary, which may sit at the end)."""
     mark = _FIGURE_MARKS.get(path.suffix.lower())
     if mark is None:
         return False
     try:
         with open(path, "rb") as fh:
             head = fh.read(1 << 16)
+            fh.seek(max(0, path.stat().st_size - (1 << 16)))
+            tail = fh.read(1 << 16)
     except OSError:
         return False
-    return mark in head
+    return mark in head or mark in tail
 
 
 def input_files(objects: Iterable[Any] = (), params: Iterable[Any] = (), references: Iterable[Any] = ()) -> list[Path]:

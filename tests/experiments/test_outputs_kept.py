@@ -183,3 +183,15 @@ def test_sweep_lines_say_the_claim_as_the_json_does(tmp_path, capsys):
     for line, row in zip(lines, rows):
         assert line.endswith(f"(measured; the learner's claim: {row['report']['claim']})"), line
     assert "certified=True" not in "\n".join(lines)
+
+
+def test_plot_replaces_a_figure_of_replifys_but_not_a_users_image(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    mine = tmp_path / "photo.png"
+    mine.write_bytes(b"\x89PNG\r\n\x1a\n" + b"\x00" * 100)  # an image matplotlib did not save
+    refused(capsys, ["run", "hedge", *RUN, "--plot", str(mine)], "is not a figure of replify's")
+    assert mine.read_bytes() == b"\x89PNG\r\n\x1a\n" + b"\x00" * 100
+    for suffix in (".png", ".pdf", ".svg"):
+        figure = tmp_path / f"agreement{suffix}"
+        assert cli.main(["run", "hedge", *RUN, "--plot", str(figure)]) == 0
+        assert cli.main(["run", "hedge", *RUN, "--seed", "1", "--plot", str(figure)]) == 0  # its own figure: replaced
