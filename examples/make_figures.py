@@ -1,7 +1,7 @@
 """Regenerate every figure of the documentation (docs/*.png) from one script, in replify's figure
 style (replify.plots: constrained layout, legends outside the data, TrueType fonts).
 
-Run:  python examples/make_figures.py             # the documentation's figures, about 12 minutes
+Run:  python examples/make_figures.py             # the documentation's figures, about 4 minutes on 2 cores
       python examples/make_figures.py --quick --out DIR   # every figure at small sizes, a minute
 
 The tests run the quick form and check that every figure it writes has no overlapping text and no

@@ -8,7 +8,7 @@ FTPLB* at the theorem's parameters (certified: its guarantee is a proof) and at 
 replicable) and ``constant`` (replicable, learns nothing). Every number is measured on this
 adversary, with its interval.
 
-    python examples/real_data_audit.py            # about two minutes; writes docs/real_data.png
+    python examples/real_data_audit.py            # about a minute on 2 cores; writes docs/real_data.png
 """
 
 from __future__ import annotations
