@@ -13,7 +13,7 @@ import numpy as np
 from replify.base.checks import check_int, check_learner, check_real, check_rho, public
 from replify.engine.dispatch import dispatch
 from replify.engine.outcomes import Outcomes
-from replify.errors import InvalidArgumentError, LearnerProtocolError
+from replify.errors import InvalidArgumentError, LearnerProtocolError, ReplifyError
 from replify.evaluation.provenance import provenance
 from replify.evaluation.report import Report
 from replify.evaluation.sequential import BetaBinomialCS, batches
@@ -192,7 +192,7 @@ def _probe(build: Callable[[Any], Any], arg: Any, root: np.random.SeedSequence) 
     try:
         probe = build(child(root, INTERNAL, 0))
     except Exception as exc:
-        if arg.kind != "seeded":
+        if arg.kind != "seeded" or isinstance(exc, ReplifyError):  # replify's own errors say what happened
             raise
         # not a learner at all (math.sqrt): say what it was taken for
         raise LearnerProtocolError(

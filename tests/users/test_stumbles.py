@@ -119,3 +119,14 @@ def test_a_factory_taking_only_keywords_is_a_factory_not_refused():
     assert report.rho_hat == 0.0  # both runs draw from one rng seeded alike: identical, as a factory's must be
     assert replify.evaluate(lambda **kw: TakesAnyKeywords(**kw), "iid-bernoulli", n=3, horizon=50, pairs=2,
                             seed=0).rho_hat == 0.0
+
+
+def test_a_replify_error_inside_a_seeded_callable_keeps_its_own_words():
+    # a seed -> learner callable that raises replify's own error (a wrapped class refusing a knob) is not
+    # re-described as "not a learner": its message is the one that says what to do
+    def build(seed):
+        return replify.wrap(MyHedge, n=3, horizon=100, rho=0.1, seed=seed, block_size=0)
+
+    with pytest.raises(replify.errors.InvalidArgumentError, match="block_size must be an integer >= 1") as info:
+        replify.evaluate(build, "iid-bernoulli", n=3, horizon=100, pairs=2, seed=0)
+    assert "taken for a callable seed -> learner" not in str(info.value)
