@@ -169,9 +169,9 @@ def test_iid_experts_certificate_against_the_balanced_coin():
     # the largest variance of the experts' cost difference, 1 a step, and a gap whose mean stays where the
     # fresh noise of every decision is densest). Measured offline: 0.065 [0.057, 0.073] of 4 000 pairs at
     # T = 1e4 and 0.060 [0.053, 0.068] at 1e6 (bound / attack 1.55 and 1.66; the proof's own noise parts next
-    # to none: 38-46x). Refuted would mean P(Bin(800, 0.1) >= failures) < 1e-6; the ratio is asserted below
+    # to none: 38-46x). Refuted would mean P(Bin(500, 0.1) >= failures) < 1e-6; the ratio is asserted below
     # 2.5 at the fixed seed.
-    report = replify.evaluate("iid-experts", "coin", n=2, horizon=10_000, pairs=800, seed=1, rho=0.1,
+    report = replify.evaluate("iid-experts", "coin", n=2, horizon=10_000, pairs=500, seed=1, rho=0.1,
                               adversary_params={"tau": 1e-9})
     bound = report.params["replicability_bound"]
     assert report.params["certificate"] == "ours" and bound == pytest.approx(0.1, rel=1e-9)
