@@ -8,6 +8,10 @@
 
 Theorem parameters (natural logarithms):
     p = sqrt(2 (ln(8T/ρ)/ln n + 1)),  B = (8 p ln(n) T / ρ)^{2/3},  ε = sqrt(ln n / (B T)).
+The default (ours) is not the theorem's B, which exceeds T until T ≈ 7·10⁷ at n = 10, ρ = 0.1 (one
+block: nothing learned): it is the B, with ε = ``certified_eps`` at that B, that minimises the
+certified regret bound εBT + ln n/ε (:func:`certified_block`); ``block_size=`` or ``eps=`` given keep
+the theorem's relation ε = sqrt(ln n/(BT)) between them.
 Regret ≤ εBT + ln n/ε (``theorem:regret-replicable-FTPLB-star``; the paper's Fact gives
 E[max X] ≤ 1 + H_n/ε, and the noise term E[max X] − 1/ε ≤ ln n/ε, so the bound stands).
 Replicability: at a transition t the two runs differ with probability at most
@@ -19,6 +23,7 @@ the certificate takes the smaller total (see :func:`union_bound`).
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -74,17 +79,52 @@ def union_bound(*, horizon: int, n: int, rho: float) -> UnionBound:
     )
 
 
+@functools.lru_cache(maxsize=256)
+def certified_block(horizon: int, n: int, rho: float) -> tuple[int, float] | None:
+    """The block size B (and its ε = ``certified_eps``) that minimise the certified regret bound
+    εBT + ln n/ε among those whose certificate is exactly ρ: the default when neither is given
+    (ours; the theorem's B exceeds T until T ≈ 7·10⁷ at n = 10, ρ = 0.1, and its ε = √(ln n/(BT))
+    does not spend ρ). None when no B < T certifies ρ with ε ≤ 1."""
+    if horizon < 3:
+        return None
+    union = union_bound(horizon=horizon, n=n, rho=rho)
+    best: tuple[float, int, float] | None = None
+    candidates = np.unique(np.geomspace(1, horizon - 1, 160).round().astype(np.int64))
+    for rounds in range(2):  # a log grid, then a finer one around its best
+        for b in candidates:
+            b = int(b)
+            if not 1 <= b < horizon:
+                continue
+            e = union.certified_eps(rho, horizon=horizon, block_size=b)
+            if not 0.0 < e <= 1.0:
+                continue
+            bound = e * b * horizon + math.log(n) / e
+            if best is None or bound < best[0]:
+                best = (bound, b, e)
+        if best is None:
+            return None
+        candidates = np.unique(np.linspace(best[1] * 0.8, best[1] * 1.25, 80).round().astype(np.int64))
+    return best[1], best[2]
+
+
 def parameters(
     *, horizon: int, n: int, rho: float, block_size: int | None = None, eps: float | None = None
 ) -> BlockParams:
-    """The parameters of ``thm:FTPLS-regret-replicability`` (overridable), with the regret and
-    replicability bounds they give."""
+    """The parameters in force, with the regret and replicability bounds they give. Neither
+    ``block_size`` nor ``eps`` given: the B and ε that minimise the certified regret bound at
+    (T, n, ρ) (:func:`certified_block`; the theorem's B is reported as ``block_size_theorem``).
+    One given: the theorem's relation between them, ε = √(ln n/(BT)) (as in
+    ``thm:FTPLS-regret-replicability``)."""
     horizon, n, rho = check_int("horizon", horizon, minimum=1), check_int("n", n, minimum=2), check_rho(rho)
     b_theorem = theorem_block_size(horizon, n, rho)
-    block, eps_used, overrides = resolve_block_and_eps(
-        b_theorem, horizon=horizon, block_size=block_size, eps=eps,
-        eps_of_block=lambda b: eps_for_block_size(b, horizon, n), context=f"{ALGORITHM}, n={n}, rho={rho}",
-    )
+    best = certified_block(horizon, n, rho) if block_size is None and eps is None else None
+    if best is not None:
+        block, eps_used, overrides = best[0], best[1], ()
+    else:
+        block, eps_used, overrides = resolve_block_and_eps(
+            b_theorem, horizon=horizon, block_size=block_size, eps=eps,
+            eps_of_block=lambda b: eps_for_block_size(b, horizon, n), context=f"{ALGORITHM}, n={n}, rho={rho}",
+        )
     blocks = n_blocks(horizon, block)
     union = union_bound(horizon=horizon, n=n, rho=rho)
     bound = union.value(eps_used, horizon=horizon, block_size=block)

@@ -2,6 +2,7 @@
 
 import itertools
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -108,8 +109,21 @@ def test_fllb_parameters_match_the_theorem(T_, n, rho):
 def test_ftplb_star_parameters_match_the_theorem(T_, n, rho):
     p = math.sqrt(2 * (math.log(8 * T_ / rho) / math.log(n) + 1))  # thm:FTPLS-regret-replicability
     B = (8 * p * math.log(n) * T_ / rho) ** (2 / 3)
-    params = replify.learners()["ftplb-star"].parameters(horizon=T_, n=n, rho=rho)
-    assert params.block_size_theorem == pytest.approx(B, rel=1e-12) and params.block_size == round(B)
+    default = replify.learners()["ftplb-star"].parameters(horizon=T_, n=n, rho=rho)
+    # the default: the B and eps that minimise the certified regret bound, spending rho exactly, and no worse a
+    # regret bound than the theorem's own B with its certified eps
+    assert default.block_size_theorem == pytest.approx(B, rel=1e-12) and default.overrides == ()
+    assert default.certified and default.replicability_bound == pytest.approx(rho, rel=1e-9)
+    assert default.eps == pytest.approx(replify.certified_eps("ftplb-star", horizon=T_, n=n, rho=rho,
+                                                              block_size=default.block_size), rel=1e-12)
+    at_theorem = min(round(B), T_ - 1)
+    theorem_eps = replify.certified_eps("ftplb-star", horizon=T_, n=n, rho=rho, block_size=at_theorem)
+    assert default.regret_bound <= theorem_eps * at_theorem * T_ + math.log(n) / theorem_eps
+    # the theorem's parameters, when its block size is asked for
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", BlockSizeWarning)
+        params = replify.learners()["ftplb-star"].parameters(horizon=T_, n=n, rho=rho, block_size=round(B))
+    assert params.block_size_theorem == pytest.approx(B, rel=1e-12) and params.block_size == min(round(B), T_)
     assert params.eps == pytest.approx(math.sqrt(math.log(n) / (round(B) * T_)), rel=1e-12)
     assert params.regret_bound == pytest.approx(params.eps * round(B) * T_ + math.log(n) / params.eps, rel=1e-12)
     k = -(-T_ // round(B)) - 1
@@ -165,11 +179,21 @@ def test_make_exposes_the_parameters_and_honours_overrides():
 
 @pytest.mark.parametrize("name", ["fllb", "ftplb-star"])
 def test_theorem_block_size_reaching_the_horizon_warns_and_plays_one_block(name):
+    # FTPLB*'s default is no longer the theorem's B (it plays the certified-regret-optimal one): ask for it
+    asked = {"block_size": 5_000} if name == "ftplb-star" else {}
     with pytest.warns(BlockSizeWarning, match=r"reaches the horizon T=1000"):
-        learner = replify.make(name, n=3, horizon=1000, rho=0.1, seed=0)
+        learner = replify.make(name, n=3, horizon=1000, rho=0.1, seed=0, **asked)
     assert learner.block_size == 1000 and learner.params.n_blocks == 1
     a = learner.run(costs_for(name, horizon=1000, n=3))
     assert np.all(a == a[0])
+
+
+def test_ftplb_star_defaults_play_several_blocks_where_the_theorem_plays_one():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", BlockSizeWarning)  # no block reaches T
+        learner = replify.make("ftplb-star", n=3, horizon=1000, rho=0.1, seed=0)
+    assert learner.params.n_blocks >= 2 and learner.params.certified
+    assert learner.params.block_size_theorem >= 1000
 
 
 # -- action sets --------------------------------------------------------------------------

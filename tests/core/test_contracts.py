@@ -119,7 +119,7 @@ def test_iid_experts_below_the_papers_constant_is_not_certified_once_its_fallbac
 
 def test_one_block_size_warning_per_evaluation_pointing_at_the_caller():
     with pytest.warns(BlockSizeWarning) as record:
-        replify.evaluate("ftplb-star", "iid-bernoulli", n=4, horizon=T, pairs=40, seed=0, rho=0.1)
+        replify.evaluate("ftplb-star", "iid-bernoulli", n=4, horizon=T, pairs=40, seed=0, rho=0.1, block_size=2 * T)
     assert len(record) == 1 and record[0].filename == __file__
 
 
