@@ -19,7 +19,9 @@ import numpy as np
 
 import replify
 from replify.experiments.lower_bounds import DEMOS
-from replify.plots import plot_frontier, plot_sweep, plot_tradeoff
+from replify.plots import colour, figure, figure_legend, log_axis, plot_frontier, plot_sweep, plot_tradeoff, save_figure
+from replify.plots import set_title
+from replify.plots.fitting import set_labels
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from real_data_audit import audit  # noqa: E402
@@ -27,7 +29,46 @@ from real_data_audit import audit  # noqa: E402
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 #: every figure the documentation shows, by file name
 FIGURES = ("demo-coin.png", "demo-phases.png", "demo-lazy-leader.png", "demo-bandit-coin.png", "sweep.png",
-           "frontier.png", "real_data.png")
+           "frontier.png", "real_data.png", "price.png")
+#: The certified full-information learners whose best is drawn in price.png (each at its defaults).
+CERTIFIED = ("split-commit", "iid-experts", "ftplb-star")
+
+
+def price_of_certificate(path: Path, *, calibration, quick: bool) -> None:
+    """docs/price.png: pseudo-regret over constant's on the same draws against T (n = 10, rho = 0.1,
+    the README's spread): the best certified learner at its defaults, the calibrated FTPLB* where it
+    was calibrated (at the frontier's T), Hedge (not replicable; up to 10^6, where it steps every run)
+    and the shape sqrt(T)/rho of the lower bound over constant's 0.2 T, its constant unknown."""
+    n, rho = 10, 0.1
+    horizons = [2_000, 8_000] if quick else [10**4, 10**5, 10**6, 10**7, 10**8]
+    pairs = 4 if quick else 50
+    means = {"means": list(np.linspace(0.3, 0.7, n))}
+    best, hedge = [], []
+    for T in horizons:
+        kw = dict(n=n, horizon=T, pairs=pairs, seed=0, adversary_params=means)
+        base = replify.evaluate("constant", "iid-bernoulli", **kw).pseudo_regret_mean
+        ratios = {name: replify.evaluate(name, "iid-bernoulli", rho=rho, **kw).pseudo_regret_mean / base
+                  for name in CERTIFIED}
+        best.append(min(ratios.values()))
+        if T <= 10**6:
+            hedge.append((T, replify.evaluate("hedge", "iid-bernoulli", **kw).pseudo_regret_mean / base))
+    fig, ax = figure()
+    Ts = np.array(horizons, dtype=float)
+    c, m = colour(fig, "best certified")
+    ax.plot(Ts, best, marker=m, color=c, label="best certified (" + ", ".join(CERTIFIED) + r"; $\rho$=0.1)")
+    c, m = colour(fig, "ftplb-star, calibrated")
+    ax.plot([calibration.horizon], [calibration.regret / calibration.constant_regret], marker=m, color=c,
+            linestyle="none", label="FTPLB*, calibrated (measured, not certified)")
+    c, m = colour(fig, "hedge")
+    ax.plot([t for t, _ in hedge], [r for _, r in hedge], marker=m, color=c, label="hedge (not replicable)")
+    ax.plot(Ts, np.minimum(1.0, 5.0 / (rho * np.sqrt(Ts))), linestyle="--", color="grey",
+            label=r"$\sqrt{T}/\rho$ over constant's $0.2\,T$ (the lower bound's shape, constant unknown)")
+    log_axis(ax, "x", Ts)
+    log_axis(ax, "y", best + [r for _, r in hedge] + [calibration.regret / calibration.constant_regret])
+    set_labels(ax, "horizon $T$", ["pseudo-regret / constant's (measured)", "regret / constant's"])
+    set_title(ax, True, r"The price of a certificate: $n$=10, $\rho$=0.1")
+    figure_legend(ax)
+    save_figure(fig, path)
 
 
 def main(argv: list[str] | None = None) -> list[Path]:
@@ -62,6 +103,7 @@ def main(argv: list[str] | None = None) -> list[Path]:
     reports = audit(horizon=500 if quick else None, pairs=10 if quick else 200,
                     knobs=calibration.knobs if quick else None)
     plot_tradeoff(reports, path=out / "real_data.png")
+    price_of_certificate(out / "price.png", calibration=calibration, quick=quick)
     written = [out / name for name in FIGURES]
     print("wrote", ", ".join(str(p) for p in written))
     return written
