@@ -16,6 +16,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from replify.errors import InvalidArgumentError
+from replify.plots.layout import fitted_layout_engine
 from replify.plots.style import (
     COLUMN_WIDTH, PAGE_WIDTH, _root, constrained, math_safe, pyplot, rho_hat_text, save_figure, styled,
 )
@@ -129,14 +130,13 @@ def fitter(ax: Any, kind: str, fit: Callable[..., None], *args: Any) -> None:
 
 
 def fitted_layout(fig: Any) -> None:
-    """Lay ``fig`` out with :class:`replify.plots.layout.FittedLayout` (constrained layout that
+    """Lay ``fig`` out with :func:`replify.plots.layout.fitted_layout_engine`'s engine (constrained layout that
     fits replify's texts): a figure without a layout engine gets it, one with constrained layout
     keeps its settings (pads, compression); another engine (tight layout) is left as it is, and the
     texts unfitted."""
-    from matplotlib.layout_engine import ConstrainedLayoutEngine
+    from matplotlib.layout_engine import ConstrainedLayoutEngine  # optional dependency: only when drawing
 
-    from replify.plots.layout import FittedLayout
-
+    FittedLayout = fitted_layout_engine()
     root = _root(fig)
     engine = root.get_layout_engine()
     if engine is None:

@@ -11,6 +11,7 @@ import replify
 from replify.components import blocks
 from replify.components.actions import Box, Finite, L1Ball, Simplex
 from replify.errors import BlockSizeWarning, InvalidArgumentError
+from replify_plugins.learners.iid_experts import decision_bound
 
 T, N = 6000, 4
 
@@ -155,7 +156,6 @@ def test_iid_experts_parameters_match_the_algorithm(T_, n, rho):
     # as the lengths of the blocks they govern, each decision's bound spending exactly its share
     assert params.noise_scale is None and params.certificate == "ours" and params.certified
     assert params.replicability_bound == pytest.approx(rho, rel=1e-9)
-    from replify_plugins.learners.iid_experts import decision_bound
     shares = [rho * length / sum(lengths[1:]) for length in lengths[1:]]
     spent = [decision_bound([e], [t], n) for e, t in zip(params.eps_schedule, params.block_ends[:-1])]
     assert spent == pytest.approx(shares, rel=1e-9)

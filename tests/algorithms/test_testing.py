@@ -9,7 +9,9 @@ import numpy as np
 import pytest
 
 import replify
-from replify.testing import assert_replicable, check_adversary, check_learner, parametrize_with_checks
+from replify.testing import (
+    LEARNER_CHECKS, assert_replicable, check_adversary, check_learner, learner_spec, parametrize_with_checks,
+)
 
 
 @parametrize_with_checks(list(replify.learners().values()) + list(replify.adversaries().values()))
@@ -152,7 +154,6 @@ def test_check_learner_says_how_to_give_a_class_wrapped_without_rho_its_rho():
 
 def test_parametrize_with_checks_takes_every_learner_check_learner_takes():
     # it refused a class (and a wrapped class) that check_learner accepts
-    from replify.testing import LEARNER_CHECKS, learner_spec
 
     wrapped = replify.wrap(horizon=60, rho=0.1)(Leader)
     mark = parametrize_with_checks([Leader, wrapped, learner_spec(replify.wrap(horizon=60)(Leader), rho=0.2),

@@ -11,6 +11,7 @@ import threading
 
 import pytest
 
+import replify
 from replify import cli
 from replify.cli.outputs import is_replify_json
 
@@ -143,8 +144,6 @@ def test_a_callable_that_is_no_learner_is_refused_in_one_line(capsys):
 
 
 def test_two_learners_of_one_name_from_two_folders_never_share_a_row(tmp_path):
-    import replify
-
     for folder, action in (("a", 0), ("b", 1)):
         (tmp_path / folder).mkdir()
         (tmp_path / folder / "mylearn.py").write_text(LEARNER.replace("int(np.argmin(self.loss))", str(action)))
