@@ -34,11 +34,12 @@ FIGURES = ("demo-coin.png", "demo-phases.png", "demo-lazy-leader.png", "demo-ban
 CERTIFIED = ("split-commit", "iid-experts", "ftplb-star")
 
 
-def price_of_certificate(path: Path, *, calibration, quick: bool) -> None:
+def price_of_certificate(path: Path | None, *, calibration, quick: bool):
     """docs/price.png: pseudo-regret over constant's on the same draws against T (n = 10, rho = 0.1,
     the README's spread): the best certified learner at its defaults, the calibrated FTPLB* where it
     was calibrated (at the frontier's T), Hedge (not replicable; up to 10^6, where it steps every run)
-    and the shape sqrt(T)/rho of the lower bound over constant's 0.2 T, its constant unknown."""
+    and the shape sqrt(T)/rho of the lower bound over constant's 0.2 T, its constant unknown. Drawn
+    at a column's width; returns the figure (saved at ``path`` when given)."""
     n, rho = 10, 0.1
     horizons = [2_000, 8_000] if quick else [10**4, 10**5, 10**6, 10**7, 10**8]
     pairs = 4 if quick else 50
@@ -68,7 +69,7 @@ def price_of_certificate(path: Path, *, calibration, quick: bool) -> None:
     set_labels(ax, "horizon $T$", ["pseudo-regret / constant's (measured)", "regret / constant's"])
     set_title(ax, True, r"The price of a certificate: $n$=10, $\rho$=0.1")
     figure_legend(ax)
-    save_figure(fig, path)
+    return save_figure(fig, path)
 
 
 def main(argv: list[str] | None = None) -> list[Path]:

@@ -456,3 +456,21 @@ def test_category_labels_never_break_a_word():
             text = tick.get_text().replace("\n", " ")
             assert text == r.learner or text.startswith((r.learner + " ", r.learner + ", ")), (size, tick.get_text())
         plt.close(fig)
+
+
+def test_the_price_of_a_certificate_figure_prints_legibly_at_a_columns_width():
+    # docs/price.png (examples/make_figures.py) at its quick sizes: no overlap, nothing off the figure, every
+    # font at least 7 pt at the printed size (3.25 in)
+    import types
+
+    sys.path.insert(0, str(ROOT / "examples"))
+    try:
+        from make_figures import price_of_certificate
+    finally:
+        sys.path.remove(str(ROOT / "examples"))
+    calibrated = types.SimpleNamespace(horizon=2_000, regret=300.0, constant_regret=400.0)
+    fig = price_of_certificate(None, calibration=calibrated, quick=True)
+    assert fig.get_figwidth() == pytest.approx(plots.COLUMN_WIDTH)
+    check_layout(fig, "price of a certificate")
+    check_fonts(fig, "price of a certificate")
+    plots.pyplot().close(fig)
