@@ -52,6 +52,23 @@ class Spy:
 
 
 @pytest.fixture
+def refused(capsys):
+    """``refused(argv, *fragments)``: the command line refuses ``argv`` with exit status 2 and one
+    line on stderr, ``replify: error: ...``, holding every one of ``fragments``; returns that line."""
+    from replify import cli
+
+    def check(argv, *fragments):
+        assert cli.main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("replify: error: ") and err.count("\n") == 1, err
+        for fragment in fragments:
+            assert fragment in err, err
+        return err
+
+    return check
+
+
+@pytest.fixture
 def spy():
     Spy.instances.clear()
     yield Spy

@@ -5,7 +5,6 @@ any work, with the options and the path named."""
 import pytest
 
 import replify
-from replify import cli
 
 CONFIG = 'learners = ["hedge"]\nadversaries = ["iid-bernoulli"]\nhorizons = [10]\nns = [2]\npairs = 2\nseed = 0\n'
 
@@ -21,25 +20,16 @@ def no_work(monkeypatch):
     monkeypatch.setattr(replify.experiments.sweeps, "_run_row", refuse)
 
 
-def refused(capsys, argv, *fragments):
-    assert cli.main(argv) == 2
-    err = capsys.readouterr().err
-    assert err.startswith("replify: error: ") and err.count("\n") == 1, err
-    for fragment in fragments:
-        assert fragment in err, err
-    return err
-
-
-def test_sweep_output_on_its_own_config_or_a_link_to_it_is_refused(tmp_path, capsys, no_work):
+def test_sweep_output_on_its_own_config_or_a_link_to_it_is_refused(tmp_path, no_work, refused):
     config = tmp_path / "grid.toml"
     config.write_text(CONFIG)
-    refused(capsys, ["sweep", str(config), "--output", str(config)],
+    refused(["sweep", str(config), "--output", str(config)],
             f"--output {str(config)!r} and the config file {str(config)!r} are the same file", "would overwrite")
     alias = tmp_path / "alias.jsonl"
     alias.symlink_to(config)
-    refused(capsys, ["sweep", str(config), "--output", str(alias)], "--output", str(alias), "the config file")
+    refused(["sweep", str(config), "--output", str(alias)], "--output", str(alias), "the config file")
     config.write_text(CONFIG + f'output = "{config}"\n')
-    refused(capsys, ["sweep", str(config)], "the config's output", "the config file")
+    refused(["sweep", str(config)], "the config's output", "the config file")
     assert config.read_text() == CONFIG + f'output = "{config}"\n'
     assert sorted(p.name for p in tmp_path.iterdir()) == ["alias.jsonl", "grid.toml"]
 
@@ -48,26 +38,26 @@ def test_sweep_output_on_its_own_config_or_a_link_to_it_is_refused(tmp_path, cap
     ["run", "hedge", "--adversary", "iid-bernoulli", "-n", "2", "-T", "10"],
     ["calibrate", "fllb", "-n", "2", "-T", "10", "--rho", "0.1"],
 ])
-def test_json_and_plot_on_one_file_are_refused(tmp_path, capsys, no_work, command):
+def test_json_and_plot_on_one_file_are_refused(tmp_path, no_work, command, refused):
     pytest.importorskip("matplotlib")
     out = tmp_path / "out.png"
-    refused(capsys, command + ["--json", str(out), "--plot", str(tmp_path / "." / "out.png")],
+    refused(command + ["--json", str(out), "--plot", str(tmp_path / "." / "out.png")],
             "--plot", "--json", "are the same file")
     assert not out.exists()
 
 
-def test_sweep_output_and_plot_on_one_file_are_refused(tmp_path, capsys, no_work):
+def test_sweep_output_and_plot_on_one_file_are_refused(tmp_path, no_work, refused):
     config = tmp_path / "grid.toml"
     config.write_text(CONFIG + f'plot = "{tmp_path / "p.png"}"\n')
-    refused(capsys, ["sweep", str(config), "--output", str(tmp_path / "p.png")], "--output", "the config's plot")
+    refused(["sweep", str(config), "--output", str(tmp_path / "p.png")], "--output", "the config's plot")
 
 
-def test_notes_given_as_the_results_file_are_refused_and_kept(tmp_path, capsys, no_work):
+def test_notes_given_as_the_results_file_are_refused_and_kept(tmp_path, no_work, refused):
     config = tmp_path / "grid.toml"
     config.write_text(CONFIG)
     notes = tmp_path / "notes.txt"
     notes.write_text("my notes\nmore notes\n")
-    refused(capsys, ["sweep", str(config), "--output", str(notes)],
+    refused(["sweep", str(config), "--output", str(notes)],
             f"--output {str(notes)!r} exists and is not a replify results file", "'my notes'")
     assert notes.read_text() == "my notes\nmore notes\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["grid.toml", "notes.txt"]  # no .rejected
@@ -111,13 +101,13 @@ def test_a_sweep_refuses_a_negative_seed_as_evaluate_does():
         replify.evaluate("hedge", "iid-bernoulli", n=2, horizon=10, pairs=2, seed=-1)
 
 
-def test_cli_prints_a_type_error_on_one_line(tmp_path, capsys):
+def test_cli_prints_a_type_error_on_one_line(tmp_path, refused):
     config = tmp_path / "grid.toml"
     config.write_text(CONFIG + 'fast_path = "yes"\n')
-    refused(capsys, ["sweep", str(config), "--quiet"], 'argument "fast_path" of evaluate(): expected bool or None, got str')
+    refused(["sweep", str(config), "--quiet"], 'argument "fast_path" of evaluate(): expected bool or None, got str')
     config.write_text(CONFIG + "[adversary_params]\niid-bernoulli = 0.3\n")
-    refused(capsys, ["sweep", str(config), "--quiet"],
+    refused(["sweep", str(config), "--quiet"],
             "argument \"adversary_params\" of sweep(): expected Mapping[str, Mapping[str, Any]] (value of key "
             "'iid-bernoulli' is not a mapping) or None, got dict")
     config.write_text(CONFIG + "[adversary_params.iid-bernoulli]\nmean = 0.3\n")
-    refused(capsys, ["sweep", str(config), "--quiet"], "'mean' is not a parameter of adversary 'iid-bernoulli'")
+    refused(["sweep", str(config), "--quiet"], "'mean' is not a parameter of adversary 'iid-bernoulli'")

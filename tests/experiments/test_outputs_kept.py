@@ -32,15 +32,6 @@ class Leader:
 RUN = ["-n", "3", "-T", "40", "--pairs", "2", "--quiet", "--no-references"]
 
 
-def refused(capsys, argv, *fragments):
-    assert cli.main(argv) == 2
-    err = capsys.readouterr().err
-    assert err.startswith("replify: error: ") and err.count("\n") == 1, err
-    for fragment in fragments:
-        assert fragment in err, err
-    return err
-
-
 @pytest.fixture
 def learner_file(tmp_path):
     path = tmp_path / "mylearn.py"
@@ -48,39 +39,39 @@ def learner_file(tmp_path):
     return path
 
 
-def test_json_on_the_learners_own_file_or_a_hard_link_to_it_is_refused_and_the_file_kept(tmp_path, capsys, learner_file):
-    refused(capsys, ["run", f"{learner_file}:Leader", *RUN, "--json", str(learner_file)], "is an input of this run")
+def test_json_on_the_learners_own_file_or_a_hard_link_to_it_is_refused_and_the_file_kept(tmp_path, learner_file, refused):
+    refused(["run", f"{learner_file}:Leader", *RUN, "--json", str(learner_file)], "is an input of this run")
     link = tmp_path / "other_name.py"
     os.link(learner_file, link)
-    refused(capsys, ["run", f"{learner_file}:Leader", *RUN, "--json", str(link)], "is an input of this run")
+    refused(["run", f"{learner_file}:Leader", *RUN, "--json", str(link)], "is an input of this run")
     assert learner_file.read_text() == LEARNER
 
 
-def test_json_on_the_adversarys_data_is_refused_and_the_data_kept(tmp_path, capsys):
+def test_json_on_the_adversarys_data_is_refused_and_the_data_kept(tmp_path, refused):
     data = tmp_path / "d.csv"
     data.write_text("0,1,0\n1,0,1\n" * 20)
-    refused(capsys, ["run", "hedge", "--adversary", "point-mass", "--adversary-param", f"path={data}", *RUN,
+    refused(["run", "hedge", "--adversary", "point-mass", "--adversary-param", f"path={data}", *RUN,
                      "--json", str(data)], "is an input of this run", "d.csv")
     assert data.read_text() == "0,1,0\n1,0,1\n" * 20
 
 
-def test_json_on_a_fifo_or_a_terminal_is_refused_and_left_as_it_was(tmp_path, capsys):
+def test_json_on_a_fifo_or_a_terminal_is_refused_and_left_as_it_was(tmp_path, refused):
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
-    refused(capsys, ["run", "hedge", *RUN, "--json", str(fifo)], "is a FIFO", "use - for standard output")
+    refused(["run", "hedge", *RUN, "--json", str(fifo)], "is a FIFO", "use - for standard output")
     assert fifo.is_fifo()
     leader, follower = os.openpty()  # a terminal: a character device, as /dev/stdout and /dev/null are
     try:
-        refused(capsys, ["run", "hedge", *RUN, "--json", os.ttyname(follower)], "is a character device")
+        refused(["run", "hedge", *RUN, "--json", os.ttyname(follower)], "is a character device")
     finally:
         os.close(leader)
         os.close(follower)
 
 
-def test_json_on_a_users_file_is_refused_and_a_report_of_replifys_is_replaced(tmp_path, capsys):
+def test_json_on_a_users_file_is_refused_and_a_report_of_replifys_is_replaced(tmp_path, refused):
     notes = tmp_path / "notes.json"
     notes.write_text('{"mine": 1}\n')
-    refused(capsys, ["run", "hedge", *RUN, "--json", str(notes)], "is not a JSON document of replify's")
+    refused(["run", "hedge", *RUN, "--json", str(notes)], "is not a JSON document of replify's")
     assert notes.read_text() == '{"mine": 1}\n'
     report = tmp_path / "r.json"
     assert cli.main(["run", "hedge", *RUN, "--json", str(report)]) == 0
@@ -124,10 +115,10 @@ def test_a_sweep_on_a_fifo_is_refused_at_once_not_blocked(tmp_path, capsys):
      "p = argparse.ArgumentParser()\np.add_argument('--lr', required=True)\np.parse_args()\n",
      "called sys.exit(2) after writing 'usage: "),
 ])
-def test_a_learner_file_that_exits_at_import_is_named_not_obeyed(tmp_path, capsys, body, said):
+def test_a_learner_file_that_exits_at_import_is_named_not_obeyed(tmp_path, body, said, refused):
     path = tmp_path / "exits_at_import.py"
     path.write_text(body + LEARNER)
-    err = refused(capsys, ["run", f"{path}:Leader", *RUN], said, str(path), "if __name__ ==")
+    err = refused(["run", f"{path}:Leader", *RUN], said, str(path), "if __name__ ==")
     assert "usage: replify" not in err  # the file's argparse names the file, not replify
 
 
@@ -139,8 +130,8 @@ def test_a_learner_file_interrupted_at_import_says_which_file(tmp_path, capsys):
     assert err.startswith("replify: interrupted: importing") and str(path) in err
 
 
-def test_a_callable_that_is_no_learner_is_refused_in_one_line(capsys):
-    refused(capsys, ["run", "math:sqrt", *RUN], "taken for a callable seed -> learner", "raised TypeError")
+def test_a_callable_that_is_no_learner_is_refused_in_one_line(refused):
+    refused(["run", "math:sqrt", *RUN], "taken for a callable seed -> learner", "raised TypeError")
 
 
 def test_two_learners_of_one_name_from_two_folders_never_share_a_row(tmp_path):
@@ -156,7 +147,7 @@ def test_two_learners_of_one_name_from_two_folders_never_share_a_row(tmp_path):
     assert again.reused == 1 and again.rows == first.rows
 
 
-def test_calibrate_takes_its_grid_from_the_command_line(capsys, tmp_path):
+def test_calibrate_takes_its_grid_from_the_command_line(tmp_path, refused):
     path = tmp_path / "grid_learner.py"
     path.write_text("class Fixed:\n"  # plays the expert its knob names: replicable, so every candidate passes
                     "    def __init__(self, *, n, horizon, rng, expert=0):\n        self.expert = expert\n"
@@ -168,7 +159,7 @@ def test_calibrate_takes_its_grid_from_the_command_line(capsys, tmp_path):
     assert cli.main(["calibrate", f"{path}:Fixed", "-n", "2", "-T", "40", "--rho", "0.5", "--budget", "200",
                      "--test-pairs", "40", "--quiet", "--grid", "expert=[1, 0]", "--json", str(out)]) == 0
     assert json.loads(out.read_text())["knobs"] == {"expert": 0}  # the better of the two (expert 0 costs least)
-    refused(capsys, ["calibrate", f"{path}:Fixed", "-n", "2", "-T", "40", "--rho", "0.5", "--grid", "expert=[]"],
+    refused(["calibrate", f"{path}:Fixed", "-n", "2", "-T", "40", "--rho", "0.5", "--grid", "expert=[]"],
             "--grid expert=[]")
 
 
@@ -184,11 +175,11 @@ def test_sweep_lines_say_the_claim_as_the_json_does(tmp_path, capsys):
     assert "certified=True" not in "\n".join(lines)
 
 
-def test_plot_replaces_a_figure_of_replifys_but_not_a_users_image(tmp_path, capsys):
+def test_plot_replaces_a_figure_of_replifys_but_not_a_users_image(tmp_path, refused):
     pytest.importorskip("matplotlib")
     mine = tmp_path / "photo.png"
     mine.write_bytes(b"\x89PNG\r\n\x1a\n" + b"\x00" * 100)  # an image matplotlib did not save
-    refused(capsys, ["run", "hedge", *RUN, "--plot", str(mine)], "is not a figure of replify's")
+    refused(["run", "hedge", *RUN, "--plot", str(mine)], "is not a figure of replify's")
     assert mine.read_bytes() == b"\x89PNG\r\n\x1a\n" + b"\x00" * 100
     for suffix in (".png", ".pdf", ".svg"):
         figure = tmp_path / f"agreement{suffix}"
