@@ -39,7 +39,7 @@ def learner_file(tmp_path):
     return path
 
 
-def test_json_on_the_learners_own_file_or_a_hard_link_to_it_is_refused_and_the_file_kept(tmp_path, learner_file, refused):
+def test_json_on_the_learners_own_file_or_a_hard_link_to_it_is_refused_and_kept(tmp_path, learner_file, refused):
     refused(["run", f"{learner_file}:Leader", *RUN, "--json", str(learner_file)], "is an input of this run")
     link = tmp_path / "other_name.py"
     os.link(learner_file, link)
