@@ -6,10 +6,10 @@ import io
 import sys
 import warnings
 
-import numpy as np
 import pytest
 
 import replify
+from conftest import RandomHedge  # the README's own Hedge
 from replify import _moved
 from replify.base import progress
 
@@ -42,22 +42,8 @@ def test_the_old_report_import_of_the_issue_works():
     assert caught[0].filename == __file__  # the warning points at the user's line, where default filters show it
 
 
-class MyHedge:
-    def __init__(self, *, n, horizon, rng):
-        self.n, self.rng = n, rng
-        self.eta = np.sqrt(8 * np.log(n) / horizon)
-        self.loss = np.zeros(n)
-
-    def act(self):
-        w = np.exp(-self.eta * (self.loss - self.loss.min()))
-        return int(self.rng.choice(self.n, p=w / w.sum()))
-
-    def update(self, cost):
-        self.loss += cost
-
-
 @replify.wrap(rho=0.1, blocks=20, eps="certified")
-class AnyHorizon(MyHedge):
+class AnyHorizon(RandomHedge):
     pass
 
 
@@ -75,7 +61,7 @@ def test_one_decorated_class_sweeps_over_horizons_with_its_block_count_and_certi
 
 def test_blocks_and_block_size_together_are_refused_by_name():
     with pytest.raises(replify.errors.InvalidArgumentError, match="give one of blocks=4 .* and block_size=10"):
-        replify.wrap(MyHedge, n=3, horizon=100, rho=0.1, seed=0, blocks=4, block_size=10)
+        replify.wrap(RandomHedge, n=3, horizon=100, rho=0.1, seed=0, blocks=4, block_size=10)
 
 
 def test_a_long_run_logs_progress_lines_when_stderr_is_not_a_terminal(monkeypatch):
@@ -125,7 +111,7 @@ def test_a_replify_error_inside_a_seeded_callable_keeps_its_own_words():
     # a seed -> learner callable that raises replify's own error (a wrapped class refusing a knob) is not
     # re-described as "not a learner": its message is the one that says what to do
     def build(seed):
-        return replify.wrap(MyHedge, n=3, horizon=100, rho=0.1, seed=seed, block_size=0)
+        return replify.wrap(RandomHedge, n=3, horizon=100, rho=0.1, seed=seed, block_size=0)
 
     with pytest.raises(replify.errors.InvalidArgumentError, match="block_size must be an integer >= 1") as info:
         replify.evaluate(build, "iid-bernoulli", n=3, horizon=100, pairs=2, seed=0)
