@@ -212,14 +212,21 @@ class IidExperts(Described):
         self, *, n: int, horizon: int, rng: np.random.Generator, rho: float, K_constant: float = 1000.0,
         noise_scale: float | None = None,
     ) -> None:
-        self.params = parameters(horizon=horizon, n=n, rho=rho, K_constant=K_constant, noise_scale=noise_scale)
-        self.n, self.horizon = self.params.n, self.params.horizon
+        self._start(parameters(horizon=horizon, n=n, rho=rho, K_constant=K_constant, noise_scale=noise_scale), rng,
+                    first=0)  # block 1 plays expert 1
+
+    def _start(self, params: Any, rng: np.random.Generator, *, first: int) -> None:
+        """The state before step 1, for ``params`` (block ends, the ε of each later block, the
+        fallback threshold) and the expert ``first`` that block 1 plays; a learner on another
+        schedule (``perturbed-commit``) starts here too."""
+        self.params = params
+        self.n, self.horizon = params.n, params.horizon
         self._rng = rng
         self._t = 0
         self._cum = np.zeros(self.n)
         self._paid = 0.0  # Σ_t c_t(a_t): the running regret is _paid − min_a _cum[a]
         self._block = 0  # index of the current block (block i = _block + 1 in the paper)
-        self._action = 0  # block 1 plays expert 1
+        self._action = first
         self.noise: np.ndarray | None = None  # X^{(i)} of the current block
         self.switched_at: int | None = None  # the step after which FTPL took over, if it did
         self._anchor = np.zeros(self.n)  # c_{1:switch}: FTPL restarts from there

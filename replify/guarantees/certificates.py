@@ -114,9 +114,57 @@ def geometric_sharp(n: int) -> dict[str, float]:
     with R = max Δ − min Δ; each Δ_a sums 2t independent terms of range 1 (sub-Gaussian, variance
     proxy σ² = t/2), so E R ≤ 2√(t ln n) and E R² ≤ 4·E max_a Δ_a² ≤ 4κ_n·t/2 = 2κ_n·t
     (:func:`max_square_factor`). Hence per decision
-    ε·(√(ln n)·√t + 1) + ε²·(κ_n·t + √(ln n)·√t)."""
+    ε·(√(ln n)·√t + 1) + ε²·(κ_n·t + √(ln n)·√t).
+
+    At n = 2, R = |Δ_1 − Δ_2| is the absolute value of one sum of 2t independent mean-zero terms
+    (c_{s,1} − c_{s,2} of either run, in [−1, 1]: variance at most 1), so E R² ≤ 2t and E R ≤ √(2t):
+    per decision ε·(√2/2·√t + 1) + ε²·(t + √2/2·√t), sharper than the general form (√(ln 2) = 0.83,
+    κ_2 = 3.7)."""
+    if n == 2:
+        half = math.sqrt(2.0) / 2.0
+        return {"sharp_now": half, "sharp_const": 1.0, "square_t": 1.0, "square_root": half}
     root = math.sqrt(math.log(n))
     return {"sharp_now": root, "sharp_const": 1.0, "square_t": max_square_factor(n), "square_root": root}
+
+
+def gumbel_decision_bound(eps: Any, steps: Any, n: int) -> np.ndarray:
+    """Our bound on the chance that two runs part at one decision made with *fresh* Gumbel noise
+    of scale 1/ε — each run plays argmin_a c_{1:t}(a) − G_a/ε, G_a iid standard Gumbel, shared —
+    after ``steps`` = t steps of costs in [0, 1]^n from any oblivious adversary (elementwise over
+    ``eps`` and ``steps``). With f = 1 − 1/n,
+
+        b = ε·√(f·S/2) + f·ε²·e^{5ε²t/2}·(t·e^{6ε} + 5ε²t²·e^{12ε}),
+        S = e^{ε²t/2}·(t·e^{2ε}/2 + ε²t²·e^{4ε}/4),
+
+    at most 1 — about ε√t·√f/2 + f·ε²t when ε is small: n-free to first order (the geometric
+    bound of :func:`geometric_sharp` charges √(ln n)). Derived in docs/certificates.md, "Gumbel
+    noise: the exponential race" (ours): the runs' choices are an exponential race on Hedge's
+    weights p ∝ e^{−εc_{1:t}} and q ∝ e^{−εc'_{1:t}}, whose exact agreement probability gives
+    P(part | costs) ≤ Σ_{i,j} p_i p_j (e^{ε(δ_i − δ_j)⁺} − 1), δ = c'_{1:t} − c_{1:t}; over the costs,
+    p is tilted back to the weights at the expected costs, step by step."""
+    eps, t = np.asarray(eps, dtype=np.float64), np.asarray(steps, dtype=np.float64)
+    f = 1.0 - 1.0 / n
+    with np.errstate(over="ignore", invalid="ignore"):
+        e2t = eps * eps * t
+        s = np.exp(e2t / 2.0) * (t * np.exp(2.0 * eps) / 2.0 + e2t * t * np.exp(4.0 * eps) / 4.0)
+        second = f * eps * eps * np.exp(2.5 * e2t) * (t * np.exp(6.0 * eps) + 5.0 * e2t * t * np.exp(12.0 * eps))
+        bound = eps * np.sqrt(f * s / 2.0) + second
+    return np.asarray(np.where(np.isfinite(bound), np.minimum(bound, 1.0), 1.0))
+
+
+def gumbel_eps(shares: Any, steps: Any, n: int) -> np.ndarray:
+    """Elementwise, the largest ε (to 1e-12 relative, from below) with
+    :func:`gumbel_decision_bound` at most ``shares`` after ``steps`` steps; the bound increases
+    with ε, so a bisection on ln ε finds it (certified: the value returned is on the side that
+    holds)."""
+    shares, t = np.broadcast_arrays(np.asarray(shares, dtype=np.float64), np.asarray(steps, dtype=np.float64))
+    low = np.full(shares.shape, -60.0)  # ln ε: e^-60 charges far below any share here
+    high = np.full(shares.shape, 5.0)
+    for _ in range(80):
+        mid = (low + high) / 2.0
+        fits = gumbel_decision_bound(np.exp(mid), t, n) <= shares
+        low, high = np.where(fits, mid, low), np.where(fits, high, mid)
+    return np.asarray(np.exp(low))
 
 
 def certify(bound: float, rho: float, *, algorithm: str, detail: str) -> bool:
