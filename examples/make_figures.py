@@ -31,7 +31,7 @@ DOCS = Path(__file__).resolve().parents[1] / "docs"
 FIGURES = ("demo-coin.png", "demo-phases.png", "demo-lazy-leader.png", "demo-bandit-coin.png", "sweep.png",
            "frontier.png", "real_data.png", "price.png")
 #: The certified full-information learners whose best is drawn in price.png (each at its defaults).
-CERTIFIED = ("split-commit", "iid-experts", "ftplb-star")
+CERTIFIED = ("perturbed-commit", "split-commit", "iid-experts", "ftplb-star")
 
 
 def price_of_certificate(path: Path | None, *, calibration, quick: bool):
