@@ -61,7 +61,7 @@ import numpy as np
 
 import replify
 from replify.base.checks import check_int, check_positive, check_rho
-from replify.errors import CostError, InvalidArgumentError
+from replify.errors import InvalidArgumentError
 from replify.components.bandits import BanditLearner
 from replify.components.grid import grid_point
 
@@ -220,19 +220,8 @@ class RepElimination(BanditLearner):
 
     def observe(self, costs: Any) -> None:
         """The costs of the arms the last :meth:`next_batch` gave, in order."""
-        c = np.asarray(costs, dtype=np.float64)
         arms = self._given
-        if arms.size == 0:
-            raise InvalidArgumentError(f"observe() at step {self._t + 1} needs a next_batch() first (nothing is pending)")
-        if c.shape != arms.shape:
-            raise InvalidArgumentError(f"observe() needs the {arms.size} costs of the last next_batch(); got shape {c.shape}")
-        low, high = self.cost_range
-        ok = (c >= low) & (c <= high)  # NaN fails too
-        if not ok.all():
-            bad = int(np.argmax(~ok))
-            raise CostError(f"cost at step {self._t + bad + 1} must be a number in [{low:g}, {high:g}]; got {float(c[bad])!r}")
-        np.add.at(self.pulls, arms, 1)
-        np.add.at(self.sums, arms, c)  # one by one, in order: the sums stepping makes, bit for bit
+        self._batch_costs(arms, costs)
         self._t += arms.size
         self._j += arms.size
         self._given = np.empty(0, dtype=np.int64)
@@ -251,16 +240,8 @@ class RepElimination(BanditLearner):
     def observe_sums(self, sums: Any, pulls: Any) -> None:
         """Each arm's cost sum ``sums`` and pull count ``pulls`` (both (n,)) over the steps of the
         last :meth:`next_cycle`."""
-        c, m = np.asarray(sums, dtype=np.float64), np.asarray(pulls)
         length = self._length - self._j
-        if c.shape != (self.n,) or m.shape != (self.n,) or m.dtype.kind not in "iuf" or m.sum() != length:
-            raise InvalidArgumentError(f"observe_sums() needs {self.n} cost sums and pull counts adding up to the "
-                                       f"{length} steps of the cycle; got shapes {c.shape} and {m.shape}")
-        low, high = self.cost_range
-        if not (np.all(c >= low * m) and np.all(c <= high * m)):  # NaN fails too
-            raise CostError(f"cost sums {c.tolist()} over {m.tolist()} pulls are outside what costs in [{low:g}, {high:g}] add up to")
-        self.pulls += m.astype(np.int64)
-        self.sums += c
+        self._cycle_sums(sums, pulls, length)
         self._t += length
         self._j = self._length
         self._given = np.empty(0, dtype=np.int64)

@@ -54,7 +54,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-from typing import Any, Sequence
+from typing import Any
 
 import attrs
 import numpy as np

@@ -62,7 +62,7 @@ from typing import Any, ClassVar, Sequence
 import numpy as np
 
 from replify.base.checks import CostDomain, check_action, check_feedback, check_int, check_next_step
-from replify.errors import ActionError, CostError, LearnerProtocolError
+from replify.errors import ActionError, CostError, InvalidArgumentError, LearnerProtocolError
 from replify.components.describe import Described
 
 
@@ -184,6 +184,39 @@ class BanditLearner(Described):
 
     def _learn(self, action: int, cost: float) -> None:
         """Per-learner state beyond pulls and sums (importance weights, posteriors)."""
+
+    def _batch_costs(self, arms: np.ndarray, costs: Any) -> np.ndarray:
+        """For a batched learner's ``observe``: ``costs`` checked against ``arms`` (the last
+        ``next_batch()``, empty if none is pending) and the cost range, then counted into ``pulls``
+        and ``sums`` one by one, in order (the sums stepping makes, bit for bit). Returns them."""
+        c = np.asarray(costs, dtype=np.float64)
+        if arms.size == 0:
+            raise InvalidArgumentError(f"observe() at step {self._t + 1} needs a next_batch() first (nothing is pending)")
+        if c.shape != arms.shape:
+            raise InvalidArgumentError(f"observe() needs the {arms.size} costs of the last next_batch(); got shape {c.shape}")
+        low, high = self.cost_range
+        ok = (c >= low) & (c <= high)  # NaN fails too
+        if not ok.all():
+            bad = int(np.argmax(~ok))
+            raise CostError(f"cost at step {self._t + bad + 1} must be a number in [{low:g}, {high:g}]; got {float(c[bad])!r}")
+        np.add.at(self.pulls, arms, 1)
+        np.add.at(self.sums, arms, c)
+        return c
+
+    def _cycle_sums(self, sums: Any, pulls: Any, length: int) -> np.ndarray:
+        """For ``observe_sums``: each arm's cost sum and pull count over the ``length`` steps of the
+        last ``next_cycle()``, checked (shapes, counts adding up, sums that costs in the range can
+        make) and counted into ``pulls`` and ``sums``. Returns the sums."""
+        c, m = np.asarray(sums, dtype=np.float64), np.asarray(pulls)
+        if c.shape != (self.n,) or m.shape != (self.n,) or m.dtype.kind not in "iuf" or m.sum() != length:
+            raise InvalidArgumentError(f"observe_sums() needs {self.n} cost sums and pull counts adding up to the "
+                                       f"{length} steps of the cycle; got shapes {c.shape} and {m.shape}")
+        low, high = self.cost_range
+        if not (np.all(c >= low * m) and np.all(c <= high * m)):  # NaN fails too
+            raise CostError(f"cost sums {c.tolist()} over {m.tolist()} pulls are outside what costs in [{low:g}, {high:g}] add up to")
+        self.pulls += m.astype(np.int64)
+        self.sums += c
+        return c
 
     def _choose(self) -> int:
         raise NotImplementedError

@@ -152,17 +152,40 @@ def gumbel_decision_bound(eps: Any, steps: Any, n: int) -> np.ndarray:
     return np.asarray(np.where(np.isfinite(bound), np.minimum(bound, 1.0), 1.0))
 
 
-def gumbel_eps(shares: Any, steps: Any, n: int) -> np.ndarray:
+def gumbel_bandit_bound(eps: Any, pulls: Any, n: int) -> np.ndarray:
+    """The bandit twin of :func:`gumbel_decision_bound`: one decision, with fresh Gumbel noise of
+    scale 1/ε, on each arm's *sum* of at most ``pulls`` = M observed costs in [0, 1], the
+    observation steps shared by the two runs and drawn from R independently of the costs (each
+    arm's at its own steps). With f = 1 − 1/n,
+
+        b = ε·√(f·S/2) + (f·ε²/2)·e^{7ε²M/4}·(M·e^{3ε} + (5/2)·ε²M²·e^{6ε}),
+        S = e^{ε²M/4}·(M·e^{ε}/2 + ε²M²·e^{2ε}/16),
+
+    at most 1 — about ε√M·√f/2 + f·ε²M/2. The per-cost inequality is the full-information one; over
+    the costs each observation moves one arm's sum only, which is what changes the constants
+    (docs/certificates.md, "Gumbel noise under bandit feedback"; ours)."""
+    eps, m = np.asarray(eps, dtype=np.float64), np.asarray(pulls, dtype=np.float64)
+    f = 1.0 - 1.0 / n
+    with np.errstate(over="ignore", invalid="ignore"):
+        e2m = eps * eps * m
+        s = np.exp(e2m / 4.0) * (m * np.exp(eps) / 2.0 + e2m * m * np.exp(2.0 * eps) / 16.0)
+        second = f * eps * eps / 2.0 * np.exp(1.75 * e2m) * (m * np.exp(3.0 * eps) + 2.5 * e2m * m * np.exp(6.0 * eps))
+        bound = eps * np.sqrt(f * s / 2.0) + second
+    return np.asarray(np.where(np.isfinite(bound), np.minimum(bound, 1.0), 1.0))
+
+
+def gumbel_eps(shares: Any, steps: Any, n: int, *, bandit: bool = False) -> np.ndarray:
     """Elementwise, the largest ε (to 1e-12 relative, from below) with
-    :func:`gumbel_decision_bound` at most ``shares`` after ``steps`` steps; the bound increases
-    with ε, so a bisection on ln ε finds it (certified: the value returned is on the side that
-    holds)."""
+    :func:`gumbel_decision_bound` (or, with ``bandit``, :func:`gumbel_bandit_bound`, ``steps``
+    then the pulls per arm) at most ``shares``; the bound increases with ε, so a bisection on
+    ln ε finds it (certified: the value returned is on the side that holds)."""
+    bound = gumbel_bandit_bound if bandit else gumbel_decision_bound
     shares, t = np.broadcast_arrays(np.asarray(shares, dtype=np.float64), np.asarray(steps, dtype=np.float64))
     low = np.full(shares.shape, -60.0)  # ln ε: e^-60 charges far below any share here
     high = np.full(shares.shape, 5.0)
     for _ in range(80):
         mid = (low + high) / 2.0
-        fits = gumbel_decision_bound(np.exp(mid), t, n) <= shares
+        fits = bound(np.exp(mid), t, n) <= shares
         low, high = np.where(fits, mid, low), np.where(fits, high, mid)
     return np.asarray(np.exp(low))
 

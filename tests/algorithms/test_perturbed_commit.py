@@ -15,7 +15,6 @@ import math
 import numpy as np
 import pytest
 from scipy.special import logsumexp
-from scipy.stats import binom
 
 import replify
 from replify.errors import InvalidArgumentError
