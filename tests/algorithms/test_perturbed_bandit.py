@@ -102,12 +102,12 @@ def test_the_certificate_survives_coins_ties_switches_and_drift():
     # Measured (seed 1): the balanced coin parts 0.058 [0.044, 0.074] of 1 000 pairs at T = 2e4 (1.72), ten
     # tied arms 0.062 [0.048, 0.079] (1.6), a best arm that changes over four pieces 0.070 [0.047, 0.100] of
     # 400 pairs at T = 1e5 (1.43). Here fewer steps and pairs; the coin's ratio asserted below 2.5.
-    coin = replify.evaluate("perturbed-bandit", "coin", n=2, horizon=20_000, pairs=600, seed=1, rho=0.1,
+    coin = replify.evaluate("perturbed-bandit", "coin", n=2, horizon=20_000, pairs=500, seed=1, rho=0.1,
                             adversary_params={"tau": 1e-9})
     assert _not_refuted(coin) < 2.5, coin.rho_hat
     n, T = 5, 10_000
     base = np.linspace(0.3, 0.7, n)
-    switching = replify.evaluate("perturbed-bandit", "switching-bernoulli", n=n, horizon=T, pairs=150, seed=2, rho=0.1,
+    switching = replify.evaluate("perturbed-bandit", "switching-bernoulli", n=n, horizon=T, pairs=100, seed=2, rho=0.1,
                                  adversary_params={"means": [np.roll(base, 2 * p).tolist() for p in range(4)],
                                                    "switch_at": [T // 4, T // 2, 3 * T // 4]})
     _not_refuted(switching)
@@ -127,7 +127,7 @@ def test_the_block_sum_path_has_the_law_of_the_per_step_path():
     # Tied arms at a schedule where pairs part often; m pairs per path; two-sample bounds with total
     # false-alarm 1e-6, as the engine's own law test: proportions and the DKW distance of the regrets
     # differ by at most 2*sqrt(ln(4/1e-6)/(2m)).
-    m = 300
+    m = 200
     kw = dict(n=3, horizon=2_000, pairs=m, rho=0.5, blocks=4, explore=40, adversary_params={"means": [0.5, 0.5, 0.55]})
     fast = replify.evaluate("perturbed-bandit", "iid-bernoulli", seed=1, fast_path=True, **kw)
     slow = replify.evaluate("perturbed-bandit", "iid-bernoulli", seed=2, fast_path=False, **kw)

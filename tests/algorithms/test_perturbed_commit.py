@@ -149,10 +149,10 @@ def test_the_certificate_survives_the_balanced_coin_and_ties():
     # Measured (4 000 pairs, seed 1): the coin parts 0.056 [0.049, 0.064] at T = 1e4 and 0.069
     # [0.061, 0.077] at 1e6 (bound / attack 1.79 and 1.45); ten tied experts 0.053 [0.043, 0.063] at
     # T = 1e5 (1.9). Here fewer pairs, the ratio asserted below 2.5.
-    coin = replify.evaluate("perturbed-commit", "coin", n=2, horizon=10_000, pairs=1_500, seed=1, rho=0.1,
+    coin = replify.evaluate("perturbed-commit", "coin", n=2, horizon=10_000, pairs=1_000, seed=1, rho=0.1,
                             adversary_params={"tau": 1e-9})
     assert _not_refuted(coin) < 2.5, coin.rho_hat
-    tied = replify.evaluate("perturbed-commit", "iid-bernoulli", n=10, horizon=100_000, pairs=600, seed=1, rho=0.1)
+    tied = replify.evaluate("perturbed-commit", "iid-bernoulli", n=10, horizon=100_000, pairs=400, seed=1, rho=0.1)
     assert _not_refuted(tied) < 2.5, tied.rho_hat
 
 
@@ -162,10 +162,10 @@ def test_the_certificate_survives_laws_that_change_at_the_decision():
     # [0, 1]), and means drifting across each other over the run.
     T = 20_000
     first = replify.make("perturbed-commit", n=2, horizon=T, seed=0, rho=0.1).params.decisions[0]
-    crossing = replify.evaluate("perturbed-commit", "switching-bernoulli", n=2, horizon=T, pairs=1_000, seed=2, rho=0.1,
+    crossing = replify.evaluate("perturbed-commit", "switching-bernoulli", n=2, horizon=T, pairs=500, seed=2, rho=0.1,
                                 adversary_params={"means": [[0.3, 0.7], [0.7, 0.3]], "switch_at": [first // 2]})
     _not_refuted(crossing)  # measured 0.032 of 1 000 pairs (bound / attack 3.1: a weaker attack than the coin)
-    drifting = replify.evaluate("perturbed-commit", "drifting-bernoulli", n=4, horizon=5_000, pairs=200, seed=3, rho=0.1,
+    drifting = replify.evaluate("perturbed-commit", "drifting-bernoulli", n=4, horizon=3_000, pairs=100, seed=3, rho=0.1,
                                 adversary_params={"start": [0.2, 0.4, 0.6, 0.8], "end": [0.8, 0.6, 0.4, 0.2]})
     _not_refuted(drifting)
 
