@@ -17,10 +17,10 @@ from typing import Any, Callable, Literal, Mapping
 import attrs
 import numpy as np
 
-from replify.base.checks import CostDomain, check_factory, check_int, check_learner, check_rho, public
+from replify.base.checks import CostDomain, check_action, check_factory, check_int, check_learner, check_rho, public
 from replify.errors import InvalidArgumentError, LearnerProtocolError
-from replify.guarantees.theory import FrameworkParams, certified_eps, framework_params
-from replify.components.bandits import is_bandit
+from replify.guarantees.theory import BanditConversionParams, FrameworkParams, bandit_conversion_params, certified_eps, framework_params
+from replify.components.bandits import ExploringBandit, is_bandit
 from replify.components.blocks import BlockLearner
 from replify.components.grid import grid_point
 from replify.plugins.factory import check_accepts
@@ -131,6 +131,75 @@ class ReplicableLearner(BlockLearner):
             diff = cum - anchor
         x = diff / self.params.normaliser
         return (x + 1.0) / 2.0 if self._affine else x
+class ReplicableBandit(ExploringBandit):
+    """The general conversion under bandit feedback (ours; ``replify.wrap(learner, feedback="bandit")``),
+    around any full-information internal learner: blocks of B steps; in each of the first K − 1, a
+    stretch of n·m steps at an offset drawn from R explores every arm m times (the same steps in
+    both runs), and the other steps play the internal learner's action. At the end of block k the
+    cumulative block-mean estimates Ĉ_k (each arm's explored sum over m) and Ĉ_{k−1} are rounded on
+    two fresh grids of spacing 1/ε (paper §5, Alg. ``general-framework-ell-infty``) and the internal
+    learner is fed ``(g − g′)/(1 + 2/ε)`` — mapped to [0, 1] when it expects that — before it picks
+    the next block's action.
+
+    Certified against any oblivious adversary: the runs part only if some pair of grid points
+    differs, with probability at most ε·E‖Ĉ_k − Ĉ′_k‖₁ each, and Ĉ_k − Ĉ′_k sums k·m shared steps'
+    independent cost differences per arm (:func:`replify.guarantees.theory.bandit_drift`). Regret at
+    most n·m·(K − 1) + B + B·(1 + 2/ε)·Regret_{K−1}(internal) (twice that with the map), the explored
+    means being unbiased block averages (docs/certificates.md, "The general conversion under bandit
+    feedback")."""
+
+    problem = "experts"
+
+    def __init__(self, spec: LearnerSpec, *, n: int, horizon: int, rho: float, seed: Seed, blocks: int | None = None,
+                 explore: int | None = None, eps: float | None = None,
+                 learner_params: Mapping[str, Any] | None = None) -> None:
+        super().__init__(n=n, horizon=horizon)
+        self.spec = spec
+        self.seed = seed_sequence(seed)
+        refuse_bandit(spec, declared_feedback(spec.factory, spec.feedback))
+        self._affine = input_map(spec, "linf")
+        self._source: tuple[Any, dict[str, Any]] = (spec, {})
+        params = bandit_conversion_params(horizon=self.horizon, n=self.n, rho=rho, blocks=blocks, explore=explore, eps=eps)
+        streams = Streams(self.seed)
+        self.internal = build_internal(spec, n=self.n, horizon=max(1, params.decisions), rng=streams.internal, rho=rho,
+                                       learner_params=learner_params or {})
+        internal_regret, note = internal_regret_bound(spec, self.internal, n=self.n, blocks=max(1, params.decisions),
+                                                      learner_params=learner_params or {})
+        scale = 2.0 if self._affine else 1.0
+        regret = None if internal_regret is None else min(float(self.horizon), self.n * params.explore * params.decisions
+                                                           + params.block_size * (1.0 + params.normaliser * scale * internal_regret))
+        self.params: BanditConversionParams = attrs.evolve(params, regret_bound=regret, regret_bound_note=note)
+        self.rho = params.rho
+        self._anchor = np.zeros(self.n)  # Ĉ_{k−1}
+        first = check_action(self.internal.act(), n=self.n, problem="experts", step=1, source="internal learner act()")
+        self._start(rng=streams.grid, block_size=params.block_size, decisions=params.decisions, explore=params.explore,
+                    window=None, first=int(first))
+
+    @property
+    def eps(self) -> float:
+        return self.params.eps
+
+    @property
+    def factory(self) -> ReplicableFactory:
+        """The decorator form of this learner (as :attr:`ReplicableLearner.factory`)."""
+        target, options = self._source
+        return ReplicableFactory(target, {k: v for k, v in options.items() if k != "seed"})
+
+    def __repr__(self) -> str:
+        p = self.params
+        return (f"ReplicableBandit({self.spec.name!r}, n={self.n}, horizon={self.horizon}, rho={p.rho}, "
+                f"blocks={p.blocks}, explore={p.explore}, eps={p.eps:.6g})")
+
+    def _commit(self, total: np.ndarray) -> int:
+        cum = total / self.explore  # Ĉ_k, in block-mean units
+        u = self._rng.random((2, self.n))  # two fresh offsets, from R
+        x = (grid_point(cum, u[0], self.eps) - grid_point(self._anchor, u[1], self.eps)) / self.params.normaliser
+        self._anchor = cum
+        self.internal.update((x + 1.0) / 2.0 if self._affine else x)
+        return check_action(self.internal.act(), n=self.n, problem="experts", step=self._t + 1,
+                            source="internal learner act()")
+
+
 def input_map(spec: LearnerSpec, norm: str) -> bool:
     """Whether the internal learner gets the affine image (x+1)/2 of each fed vector x — the
     framework feeds x ∈ [-1,1]^n (ℓ1 norm ≤ 1 for ``norm="l1"``) — so that it sees exactly the
@@ -236,7 +305,7 @@ class ReplicableFactory:
             refuse_bandit(resolve_spec(learner, norm=options.get("norm"), problem=options.get("problem")),
                           declared_feedback(learner, "full"))
 
-    def __call__(self, **kwargs: Any) -> ReplicableLearner:
+    def __call__(self, **kwargs: Any) -> ReplicableLearner | ReplicableBandit:
         fixed = sorted(k for k, v in kwargs.items() if k in self.options and not _same(self.options[k], v))
         if fixed:
             raise InvalidArgumentError(
@@ -310,6 +379,8 @@ def wrap(
     problem: Literal["experts", "olo"] | None = None,
     learner_params: Mapping[str, Any] | None = None,
     blocks: int | None = None,
+    feedback: Literal["full", "bandit"] = "full",
+    explore: int | None = None,
 ) -> Any:
     """Make any online learner adversarially ρ-replicable with the paper's general framework
     (Alg. ``general-framework`` for ``norm="l1"``, ``general-framework-ell-infty`` for
@@ -348,15 +419,37 @@ def wrap(
     inside, the regret is Õ(T^{7/8} n^{1/4} ρ^{-1/4}) — n^{1/4}, not the paper's n^{1/8}; the ℓ1
     case keeps Õ(D T^{7/8} n^{3/8} ρ^{-1/4}). ``learner.params.replicability_bound`` is the
     tightened union bound of :func:`replify.guarantees.theory.framework_union_bound`.
+
+    ``feedback="bandit"`` asks for the conversion under bandit feedback (ours; the open direction of
+    the paper's Discussion): the result is a :class:`ReplicableBandit` — it sees only the played
+    arm's cost — that explores ``explore`` = m steps per arm in each of ``blocks`` = K blocks on steps
+    drawn from R, and feeds the internal (full-information) learner the grid-rounded block-mean
+    estimates; ρ-replicable against any oblivious adversary (experts, costs in [0, 1]). ``eps`` may
+    be given; ``block_size``, ``norm``, ``rounding`` and ``problem`` belong to the full-information form.
+    For a tighter certificate and more learning, the registered ``perturbed-bandit`` commits to a
+    Gumbel-perturbed leader instead (docs/bandits.md).
     """
     options = {
         k: v
         for k, v in dict(
             n=n, horizon=horizon, rho=rho, seed=seed, norm=norm, block_size=block_size,
-            eps=eps, problem=problem, learner_params=learner_params, blocks=blocks,
+            eps=eps, problem=problem, learner_params=learner_params, blocks=blocks, explore=explore,
         ).items()
         if v is not None
     }
+    if feedback not in ("full", "bandit"):
+        raise InvalidArgumentError(f"feedback must be 'full' or 'bandit'; got {feedback!r}")
+    if feedback == "bandit":
+        options["feedback"] = "bandit"
+        clash = [k for k, v in (("block_size", block_size), ("norm", norm), ("problem", problem)) if v is not None]
+        if clash or not rounding or eps == "certified":
+            raise InvalidArgumentError(
+                f"feedback='bandit' takes blocks=, explore= and a numeric eps=; got {', '.join(clash) or 'rounding=False'}"
+                f"{' and eps=certified' if eps == 'certified' else ''}, which belong to the full-information form"
+            )
+    elif explore is not None:
+        raise InvalidArgumentError(f"explore={explore} is the bandit form's (feedback='bandit'); the full-information "
+                                   "form explores nothing")
     if blocks is not None and block_size is not None:
         raise InvalidArgumentError(
             f"give one of blocks={blocks} (B = ceil(T / blocks)) and block_size={block_size}; got both"
@@ -374,6 +467,12 @@ def wrap(
             f"to wrap a class for later, use the decorator form @wrap(horizon=..., rho=...)"
         )
     spec = resolve_spec(learner, norm=norm, problem=problem)
+    if feedback == "bandit":
+        conversion = ReplicableBandit(spec, n=options["n"], horizon=options["horizon"], rho=options["rho"],
+                                      seed=options["seed"], blocks=blocks, explore=explore,
+                                      eps=None if eps is None else float(eps), learner_params=learner_params)
+        conversion._source = (learner, options)
+        return conversion
     if blocks is not None:
         block_size = max(1, -(-options["horizon"] // blocks))
     if eps == "certified":

@@ -67,14 +67,11 @@ import numpy as np
 
 import replify
 from replify.base.checks import check_int, check_rho
-from replify.components.bandits import BanditLearner
+from replify.components.bandits import ExploringBandit
 from replify.errors import InvalidArgumentError
 from replify.guarantees.certificates import certify, gumbel_bandit_bound, gumbel_eps
 
 ALGORITHM = "perturbed-bandit"
-#: The most arms one next_batch() hands out (8 MiB of them): a block runs as several batches.
-MAX_BATCH = 1 << 20
-
 
 @attrs.frozen(kw_only=True)
 class PerturbedBanditParams:
@@ -169,12 +166,9 @@ def parameters(*, horizon: int, n: int, rho: float, blocks: int | None = None, e
     return params
 
 
-class PerturbedBandit(BanditLearner):
-    """The bandit perturbed-commit conversion (module docstring). A block is a few round robins
-    (segments): the committed arm alone, and the exploration stretch. It plays step by step, in
-    batches (``next_batch``/``observe``, at most :data:`MAX_BATCH` arms) or as round robins on block
-    sums (``next_cycle``/``observe_sums``); all three draw the same randomness in the same order and
-    play the same arms."""
+class PerturbedBandit(ExploringBandit):
+    """The bandit perturbed-commit conversion (module docstring), on the exploration machinery of
+    :class:`replify.components.bandits.ExploringBandit`."""
 
     _params = ("blocks", "explore", "window")
 
@@ -183,103 +177,14 @@ class PerturbedBandit(BanditLearner):
         super().__init__(n=n, horizon=horizon)
         self.params = parameters(horizon=self.horizon, n=self.n, rho=rho, blocks=blocks, explore=explore, window=window)
         p = self.params
-        self.rho, self.blocks, self.explore, self.window = p.rho, p.blocks, p.explore, p.window
-        self._rng = rng
-        self._explored = np.zeros(self.n)  # each arm's cost sum on the current block's exploration steps
-        self._read: list[np.ndarray] = []  # the explored sums of the blocks a decision reads
-        self.block = 0
-        self.committed = int(rng.integers(self.n))  # block 1's arm e
-        self._given = np.empty(0, dtype=np.int64)
-        self._plan()
+        self.rho, self.blocks = p.rho, p.blocks
+        self._start(rng=rng, block_size=p.block_size, decisions=len(p.eps_schedule), explore=p.explore,
+                    window=p.window, first=int(rng.integers(self.n)))  # block 1's arm e, from R
 
-    def _plan(self) -> None:
-        """Block ``self.block``'s segments, in time order: (round-robin arms, length, explores)."""
-        start = self.block * self.params.block_size
-        length = min(self.params.block_size, self.horizon - start)
-        commit = np.array([self.committed], dtype=np.int64)
-        if self.block < len(self.params.eps_schedule):
-            width = self.n * self.explore
-            offset, order = int(self._rng.integers(length)), self._rng.permutation(self.n).astype(np.int64)
-            wrap = max(0, offset + width - length)  # exploration steps past the block's end, played at its start
-            parts = [(np.roll(order, -((width - wrap) % self.n)), wrap, True), (commit, offset - wrap, False),
-                     (order, width - wrap, True), (commit, length - offset - width + wrap, False)]
-        else:  # the last block decides nothing: no exploration
-            parts = [(commit, length, False)]
-        self._segments = [part for part in parts if part[1] > 0]
-        self._seg, self._j = 0, 0
-        self._action = self._arm()
-
-    def _arm(self) -> int:
-        arms = self._segments[self._seg][0]
-        return int(arms[self._j % arms.size])
-
-    def _decide(self) -> None:
-        """The end of block j < K: commit to the perturbed leader of the explored sums."""
+    def _commit(self, total: np.ndarray) -> int:
+        """The end of block j < K: the perturbed leader of the explored sums, fresh Gumbel noise."""
         eps = self.params.eps_schedule[self.block]
-        self._read.append(self._explored)
-        if self.window is not None:
-            self._read = self._read[-self.window:]
-        self._explored = np.zeros(self.n)
-        # added in block order: the same floats on every path
-        total = functools.reduce(np.add, self._read)
-        self.committed = int(np.argmin(total - self._rng.gumbel(size=self.n) / eps))
-
-    def _advance(self, steps: int) -> None:
-        """``steps`` more steps of the current segment were played (their costs already counted)."""
-        self._j += steps
-        if self._j == self._segments[self._seg][1]:
-            self._seg, self._j = self._seg + 1, 0
-            if self._seg == len(self._segments):
-                if self.block < len(self.params.eps_schedule):
-                    self._decide()
-                self.block += 1
-                if self._t < self.horizon:
-                    self._plan()
-
-    # -- stepping (act/update): the base class calls _learn then _choose
-    def _learn(self, action: int, cost: float) -> None:
-        if self._segments[self._seg][2]:
-            self._explored[action] += cost
-        self._advance(1)
-
-    def _choose(self) -> int:
-        return self._arm()
-
-    # -- batches: the current segment, in slices of at most MAX_BATCH arms
-    def next_batch(self) -> np.ndarray:
-        """The next arms of the current segment (at most ``MAX_BATCH``): fixed by R and the commit."""
-        arms, length, _ = self._segments[self._seg]
-        size = min(MAX_BATCH, length - self._j)
-        self._given = arms[(self._j + np.arange(size)) % arms.size]
-        return self._given.copy()
-
-    def observe(self, costs: Any) -> None:
-        """The costs of the arms the last :meth:`next_batch` gave, in order."""
-        arms = self._given
-        c = self._batch_costs(arms, costs)
-        if self._segments[self._seg][2]:
-            np.add.at(self._explored, arms, c)  # one by one, in order: the sums stepping makes, bit for bit
-        self._t += arms.size
-        self._given = np.empty(0, dtype=np.int64)
-        self._advance(arms.size)
-
-    # -- round robins: the rest of the current segment, for the engine's block-sum path
-    def next_cycle(self) -> tuple[np.ndarray, int]:
-        """The rest of the current segment as ``(arms, length)``: its steps play ``arms[j % len(arms)]``
-        for j < length. The engine's block-sum path asks for it on an iid or piecewise-iid adversary
-        and answers with :meth:`observe_sums`."""
-        arms, length, _ = self._segments[self._seg]
-        return np.roll(arms, -(self._j % arms.size)), length - self._j
-
-    def observe_sums(self, sums: Any, pulls: Any) -> None:
-        """Each arm's cost sum ``sums`` and pull count ``pulls`` (both (n,)) over the steps of the
-        last :meth:`next_cycle`."""
-        length = self._segments[self._seg][1] - self._j
-        c = self._cycle_sums(sums, pulls, length)
-        if self._segments[self._seg][2]:
-            self._explored += c
-        self._t += length
-        self._advance(length)
+        return int(np.argmin(total - self._rng.gumbel(size=self.n) / eps))
 
 
 @replify.hookimpl

@@ -14,7 +14,7 @@ import attrs
 
 from replify.base.checks import check_int, check_positive, check_rho, public
 from replify.errors import BlockSizeWarning, InvalidArgumentError, ReplicabilityWarning, warn
-from replify.guarantees.certificates import UnionBound, certify, drift_l1, radius_l1
+from replify.guarantees.certificates import UnionBound, certify, drift_l1, radius_l1, sqrt_sum
 from replify.components.blocks import BlockParams, n_blocks
 from replify.plugins.registry import registry
 
@@ -232,3 +232,92 @@ def certified_eps(
             )
         union = framework_union_bound(horizon, n, rho, chosen)
     return union.certified_eps(rho, horizon=horizon, block_size=block_size)
+
+
+@attrs.frozen(kw_only=True)
+class BanditConversionParams:
+    """The general conversion under bandit feedback (``replify.wrap(..., feedback="bandit")``):
+    K blocks of B steps, m explorations per arm in each of the first K − 1, the grid's ε, the
+    certificate and — with the internal learner's regret bound, when it states one — the regret
+    bound (:func:`bandit_conversion_params`; docs/certificates.md, "The general conversion under
+    bandit feedback")."""
+
+    algorithm: str
+    horizon: int
+    n: int
+    rho: float
+    blocks: int
+    block_size: int
+    explore: int
+    decisions: int
+    eps: float
+    normaliser: float
+    replicability_bound: float
+    certified: bool
+    overrides: tuple[str, ...]
+    regret_bound: float | None = None
+    regret_bound_note: str | None = None
+    regret_bound_formula: str = "n m (K-1) + B + B (1 + 2/eps) Regret_{K-1}(internal) (x2 with the map (x+1)/2)"
+    calibration: str | None = None
+
+    def to_dict(self) -> dict:
+        return attrs.asdict(self, recurse=False) | {"overrides": list(self.overrides)}
+
+
+def bandit_drift(decisions: int, explore: int, n: int) -> float:
+    """Σ_{k ≤ D} n(√(k/(2m)) + √((k − 1)/(2m))): the grid charges of the D = K − 1 decisions per unit
+    of ε. At decision k the two runs' cumulative block-mean estimates Ĉ_k differ, arm by arm, by
+    (1/m)·Σ (c_s − c'_s) over the k·m explored steps — shared steps, independent draws, each term of
+    variance at most ½ — so E‖Ĉ_k − Ĉ'_k‖₁ ≤ n√(k/(2m)); the grid points of Ĉ_k and Ĉ_{k−1} (fresh
+    offsets) each differ with probability at most ε times that (the cube overlap of paper §5)."""
+    return n / math.sqrt(2.0 * explore) * (sqrt_sum(decisions) + sqrt_sum(decisions - 1))
+
+
+def bandit_conversion_params(*, horizon: int, n: int, rho: float, blocks: int | None = None,
+                             explore: int | None = None, eps: float | None = None) -> BanditConversionParams:
+    """K, m and ε of the conversion (given, or the least regret bound with Hedge's √(D ln n/2)
+    inside over a grid of powers of two; ε the largest :func:`bandit_drift` certifies at ρ), and its
+    certificate ε·:func:`bandit_drift`."""
+    horizon, n, rho = check_int("horizon", horizon, minimum=2), check_int("n", n, minimum=2), float(check_rho(rho))
+    overrides = tuple(k for k, v in (("blocks", blocks), ("explore", explore), ("eps", eps)) if v is not None)
+    if blocks is not None:
+        blocks = check_int("blocks", blocks, minimum=1)
+        if blocks > horizon:
+            raise InvalidArgumentError(f"blocks must be at most horizon={horizon} (a block has a step at least); got {blocks}")
+    if explore is not None:
+        explore = check_int("explore", explore, minimum=1)
+
+    def shape(k: int, m: int) -> tuple[int, int, float]:
+        size = -(-horizon // k)
+        decisions = -(-horizon // size) - 1
+        e = rho / bandit_drift(decisions, m, n) if decisions else math.inf
+        return size, decisions, e
+
+    if blocks is None or explore is None:
+        best = None
+        for k in [blocks] if blocks is not None else [2**i for i in range(1, 11)]:
+            for m in [explore] if explore is not None else [2**j for j in range(40)]:
+                size, decisions, e = shape(k, m)
+                if n * m > size:
+                    break
+                proxy = n * m * decisions + size + size * (1.0 + 2.0 / e) * 2.0 * math.sqrt(decisions * math.log(n) / 2.0)
+                if best is None or proxy < best[0]:
+                    best = (proxy, k, m)
+        if best is None:
+            raise InvalidArgumentError(f"no schedule fits: horizon={horizon} is too short for n={n} arms to be explored "
+                                       f"once in each of {blocks or 2} blocks")
+        blocks, explore = best[1], best[2]
+    size, decisions, certified_eps_ = shape(blocks, explore)
+    if n * explore > size:
+        raise InvalidArgumentError(f"explore={explore} per arm and block needs n*explore={n * explore} steps, more than a "
+                                   f"block of {size} (horizon={horizon}, blocks={blocks})")
+    used = certified_eps_ if eps is None else check_positive("eps", eps)
+    if not math.isfinite(used):
+        used = 1.0  # one block: no decision, nothing to round
+    bound = min(1.0, used * bandit_drift(decisions, explore, n))
+    return BanditConversionParams(
+        algorithm="general-framework, bandit feedback", horizon=horizon, n=n, rho=rho, blocks=-(-horizon // size),
+        block_size=size, explore=explore, decisions=decisions, eps=used, normaliser=1.0 + 2.0 / used,
+        replicability_bound=bound, overrides=overrides,
+        certified=certify(bound, rho, algorithm="bandit conversion", detail=f"K={blocks}, m={explore}, eps={used:.4g}"),
+    )
