@@ -67,8 +67,7 @@ import numpy as np
 
 import replify
 from replify.base.checks import check_int, check_rho
-from replify.components.bandits import ExploringBandit
-from replify.errors import InvalidArgumentError
+from replify.components.bandits import ExploringBandit, exploration_schedule
 from replify.guarantees.certificates import certify, gumbel_bandit_bound, gumbel_eps
 
 ALGORITHM = "perturbed-bandit"
@@ -120,27 +119,13 @@ def _schedule(horizon: int, n: int, rho: float, blocks: int, explore: int,
 @functools.lru_cache(maxsize=128)
 def _parameters(horizon: int, n: int, rho: float, blocks: int | None, explore: int | None, window: int | None,
                 overrides: tuple[str, ...]) -> PerturbedBanditParams:
-    if blocks is None or explore is None:  # the grid's least regret bound, keeping what was given
-        best = None
-        for k in ([blocks] if blocks is not None else [2 ** i for i in range(1, 11)]):
-            size = -(-horizon // k)
-            for m in ([explore] if explore is not None else [2 ** i for i in range(0, 40)]):
-                if n * m > size:
-                    break
-                value = _schedule(horizon, n, rho, k, m, window)[2]
-                if best is None or value < best[0]:
-                    best = (value, k, m)
-        if best is None:
-            raise InvalidArgumentError(f"no schedule fits: horizon={horizon} is too short for n={n} arms to be explored "
-                                       f"once in each of {blocks or 2} blocks")
-        blocks, explore = best[1], best[2]
+    blocks, explore = exploration_schedule(horizon=horizon, n=n, blocks=blocks, explore=explore,
+                                           objective=lambda k, m: _schedule(horizon, n, rho, k, m, window)[2])
     size = -(-horizon // blocks)
-    if n * explore > size:
-        raise InvalidArgumentError(f"explore={explore} per arm and block needs n*explore={n * explore} steps, more than a "
-                                   f"block of {size} (horizon={horizon}, blocks={blocks})")
     eps, bound, regret = _schedule(horizon, n, rho, blocks, explore, window)
     return PerturbedBanditParams(
-        algorithm=ALGORITHM, horizon=horizon, n=n, rho=rho, blocks=-(-horizon // size), block_size=size, explore=explore, window=window,
+        algorithm=ALGORITHM, horizon=horizon, n=n, rho=rho, blocks=-(-horizon // size), block_size=size, explore=explore,
+        window=window,
         eps_schedule=eps, replicability_bound=bound, certified=bound <= rho * (1.0 + 1e-9),
         regret_bound=min(regret, horizon) if window is None else None,  # Hedge's bound needs every block
         overrides=overrides,
@@ -152,14 +137,8 @@ def parameters(*, horizon: int, n: int, rho: float, blocks: int | None = None, e
     """K blocks and m explorations per arm and block (given, or the grid's least regret bound:
     module docstring), each decision's ε, the certificate and the regret bound."""
     horizon, n, rho = check_int("horizon", horizon, minimum=2), check_int("n", n, minimum=2), float(check_rho(rho))
-    if blocks is not None:
-        blocks = check_int("blocks", blocks, minimum=1)
-        if blocks > horizon:
-            raise InvalidArgumentError(f"blocks must be at most horizon={horizon} (a block has a step at least); got {blocks}")
-    if explore is not None:
-        explore = check_int("explore", explore, minimum=1)
-    if window is not None:
-        window = check_int("window", window, minimum=1)
+    blocks, explore, window = (None if v is None else check_int(k, v, minimum=1)
+                               for k, v in (("blocks", blocks), ("explore", explore), ("window", window)))
     overrides = tuple(k for k, v in (("blocks", blocks), ("explore", explore), ("window", window)) if v is not None)
     params = _parameters(horizon, n, rho, blocks, explore, window, overrides)
     certify(params.replicability_bound, rho, algorithm=ALGORITHM, detail=f"K={params.blocks}, m={params.explore}")

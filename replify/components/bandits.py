@@ -227,6 +227,37 @@ class BanditLearner(Described):
 MAX_BATCH = 1 << 20
 
 
+def exploration_schedule(*, horizon: int, n: int, blocks: int | None, explore: int | None,
+                         objective: Any) -> tuple[int, int]:
+    """(K, m) for an :class:`ExploringBandit`: those given (checked: K ≤ T, and n·m exploration
+    steps fit in a block of ⌈T/K⌉), the others the least ``objective(K, m)`` over powers of two
+    (K from 2 to 1024, m while n·m fits a block)."""
+    if blocks is not None:
+        blocks = check_int("blocks", blocks, minimum=1)
+        if blocks > horizon:
+            raise InvalidArgumentError(f"blocks must be at most horizon={horizon} (a block has a step at least); got {blocks}")
+    if explore is not None:
+        explore = check_int("explore", explore, minimum=1)
+    if blocks is None or explore is None:
+        best = None
+        for k in [blocks] if blocks is not None else [2**i for i in range(1, 11)]:
+            for m in [explore] if explore is not None else [2**j for j in range(40)]:
+                if n * m > -(-horizon // k):
+                    break
+                value = objective(k, m)
+                if best is None or value < best[0]:
+                    best = (value, k, m)
+        if best is None:
+            raise InvalidArgumentError(f"no schedule fits: horizon={horizon} is too short for n={n} arms to be explored "
+                                       f"once in each of {blocks or 2} blocks")
+        blocks, explore = best[1], best[2]
+    size = -(-horizon // blocks)
+    if n * explore > size:
+        raise InvalidArgumentError(f"explore={explore} per arm and block needs n*explore={n * explore} steps, more than a "
+                                   f"block of {size} (horizon={horizon}, blocks={blocks})")
+    return blocks, explore
+
+
 class ExploringBandit(BanditLearner):
     """Base of the bandit learners that explore on steps drawn from R and commit in between
     (``perturbed-bandit``, and ``replify.wrap(..., feedback="bandit")``): blocks of

@@ -15,6 +15,7 @@ import attrs
 from replify.base.checks import check_int, check_positive, check_rho, public
 from replify.errors import BlockSizeWarning, InvalidArgumentError, ReplicabilityWarning, warn
 from replify.guarantees.certificates import UnionBound, certify, drift_l1, radius_l1, sqrt_sum
+from replify.components.bandits import exploration_schedule
 from replify.components.blocks import BlockParams, n_blocks
 from replify.plugins.registry import registry
 
@@ -280,12 +281,6 @@ def bandit_conversion_params(*, horizon: int, n: int, rho: float, blocks: int | 
     certificate ε·:func:`bandit_drift`."""
     horizon, n, rho = check_int("horizon", horizon, minimum=2), check_int("n", n, minimum=2), float(check_rho(rho))
     overrides = tuple(k for k, v in (("blocks", blocks), ("explore", explore), ("eps", eps)) if v is not None)
-    if blocks is not None:
-        blocks = check_int("blocks", blocks, minimum=1)
-        if blocks > horizon:
-            raise InvalidArgumentError(f"blocks must be at most horizon={horizon} (a block has a step at least); got {blocks}")
-    if explore is not None:
-        explore = check_int("explore", explore, minimum=1)
 
     def shape(k: int, m: int) -> tuple[int, int, float]:
         size = -(-horizon // k)
@@ -293,24 +288,12 @@ def bandit_conversion_params(*, horizon: int, n: int, rho: float, blocks: int | 
         e = rho / bandit_drift(decisions, m, n) if decisions else math.inf
         return size, decisions, e
 
-    if blocks is None or explore is None:
-        best = None
-        for k in [blocks] if blocks is not None else [2**i for i in range(1, 11)]:
-            for m in [explore] if explore is not None else [2**j for j in range(40)]:
-                size, decisions, e = shape(k, m)
-                if n * m > size:
-                    break
-                proxy = n * m * decisions + size + size * (1.0 + 2.0 / e) * 2.0 * math.sqrt(decisions * math.log(n) / 2.0)
-                if best is None or proxy < best[0]:
-                    best = (proxy, k, m)
-        if best is None:
-            raise InvalidArgumentError(f"no schedule fits: horizon={horizon} is too short for n={n} arms to be explored "
-                                       f"once in each of {blocks or 2} blocks")
-        blocks, explore = best[1], best[2]
+    def proxy(k: int, m: int) -> float:  # the regret bound with Hedge's sqrt(D ln n / 2) inside
+        size, decisions, e = shape(k, m)
+        return n * m * decisions + size + size * (1.0 + 2.0 / e) * 2.0 * math.sqrt(decisions * math.log(n) / 2.0)
+
+    blocks, explore = exploration_schedule(horizon=horizon, n=n, blocks=blocks, explore=explore, objective=proxy)
     size, decisions, certified_eps_ = shape(blocks, explore)
-    if n * explore > size:
-        raise InvalidArgumentError(f"explore={explore} per arm and block needs n*explore={n * explore} steps, more than a "
-                                   f"block of {size} (horizon={horizon}, blocks={blocks})")
     used = certified_eps_ if eps is None else check_positive("eps", eps)
     if not math.isfinite(used):
         used = 1.0  # one block: no decision, nothing to round
