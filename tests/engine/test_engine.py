@@ -283,11 +283,11 @@ def test_iid_experts_advance_refuses_what_next_segment_did_not_offer():
 
 def test_iid_experts_segment_path_has_the_law_of_the_per_step_path():
     # The fallback fires in some pairs and not in others (threshold 150 at T = 3000): both laws
-    # are spread out. m = 1000 pairs per path; two-sample bounds with total false alarm 1e-6 as in
-    # test_the_fast_path_has_the_law_of_the_per_step_path: d = 2 sqrt(ln(4/1e-6) / (2m)) = 0.174 (0.142
+    # are spread out. m = 800 pairs per path; two-sample bounds with total false alarm 1e-6 as in
+    # test_the_fast_path_has_the_law_of_the_per_step_path: d = 2 sqrt(ln(4/1e-6) / (2m)) = 0.195 (0.142
     # at the former m = 1500) for the failure rates, the fallback rates and the KS distance of the
     # per-pair mean regrets.
-    m, T, n, rho = 1000, 3000, 3, 0.3
+    m, T, n, rho = 800, 3000, 3, 0.3
     kw = dict(n=n, horizon=T, pairs=m, rho=rho, K_constant=_iid_threshold_constant(T, n, rho, 150.0),
               noise_scale=30.0, adversary_params={"means": [0.45, 0.5, 0.55]})
     fast = replify.evaluate("iid-experts", "iid-bernoulli", seed=1, fast_path=True, **kw)
