@@ -73,18 +73,33 @@ def report_table(report: Any) -> str:
         lines.append(f"  first divergence median step {report.first_divergence_median:.0f} (measured, over the pairs that part)")
     if report.params and "block_size" not in report.params:  # a learner of phases (the bandit eliminations)
         p = report.params
-        shown = {k: p[k] for k in ("pulls", "width_scale", "pull_scale", "confidence_scale") if p.get(k) is not None}
-        lines.append("  parameters       " + ", ".join(f"{k}={v}" for k, v in shown.items()))
+        shown = {k: p[k] for k in ("pulls", "width_scale", "pull_scale", "confidence_scale", "decisions", "block_ends")
+                 if p.get(k) is not None}
+        if "decisions" in shown:  # perturbed-commit: its decision steps say where its blocks end
+            shown.pop("block_ends", None)
+        noise = [_noise(p)] if p.get("eps_schedule") else []
+        lines.append("  parameters       " + ", ".join([f"{k}={v}" for k, v in shown.items()] + noise))
     elif report.params:
         p = report.params
         name = p.get("algorithm") or report.learner
         if report.certified is False:  # the theorem does not apply to these parameters: do not cite it as if it did
             outside = f"outside {p['theorem']}: not certified" if p.get("theorem") else "no theorem: measured"
-            lines.append(f"  parameters       {name}: B={p.get('block_size')}, eps={p.get('eps')} ({outside})")
+            lines.append(f"  parameters       {name}: B={p.get('block_size')}, {_noise(p)} ({outside})")
         else:
             theorem = f" ({p['theorem']})" if p.get("theorem") else ""
-            lines.append(f"  parameters       {name}{theorem}: B={p.get('block_size')}, eps={p.get('eps')}")
+            lines.append(f"  parameters       {name}{theorem}: B={p.get('block_size')}, {_noise(p)}")
     return "\n".join(lines)
+
+
+def _noise(p: dict) -> str:
+    """A learner's noise in a line: its ε, or — for learners with one per decision (perturbed-commit,
+    perturbed-bandit) — their first and last, with the explorations per arm and block where there are."""
+    schedule = p.get("eps_schedule")
+    if p.get("eps") is None and schedule:
+        text = (f"eps={schedule[0]:.4g}" if len(schedule) == 1 else
+                f"eps={schedule[0]:.4g}..{schedule[-1]:.4g} over {len(schedule)} decisions")
+        return text + (f", explore={p['explore']}" if p.get("explore") is not None else "")
+    return f"eps={p.get('eps')}"
 
 
 __all__ = ["one_line", "report_table"]

@@ -17,6 +17,7 @@ from scipy.special import logsumexp
 from scipy.stats import binom
 
 import replify
+from replify.cli import main
 from replify.errors import ArgumentTypeError, InvalidArgumentError, LearnerProtocolError
 from replify.experiments.audit import HistoryHash
 from replify.evaluation.stats import binomial_upper_tail
@@ -189,3 +190,15 @@ def test_the_conversions_certificate_survives_its_worst_internal_learner():
     bound = report.params["replicability_bound"]
     assert bound == pytest.approx(0.1) and binomial_upper_tail(report.failures, report.pairs, bound) >= ALPHA
     assert bound / report.rho_hat < 2.0, report.rho_hat
+
+
+@pytest.mark.parametrize("name, words", [
+    ("perturbed-commit", "decisions=["),
+    ("perturbed-bandit", ", explore="),
+])
+def test_the_command_line_states_their_schedule(name, words, capsys):
+    # `replify run` prints each learner's parameters: for these, the decision steps or blocks, the noise of
+    # the first and last decision and the explorations per arm, not an eps that does not exist.
+    assert main(["run", name, "-n", "3", "-T", "3000", "--rho", "0.2", "--pairs", "2", "--quiet"]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.strip().startswith("parameters"))
+    assert words in line and "eps=None" not in line and "eps=" in line, line
