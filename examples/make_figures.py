@@ -28,8 +28,8 @@ from real_data_audit import audit  # noqa: E402
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 #: every figure the documentation shows, by file name
-FIGURES = ("demo-coin.png", "demo-phases.png", "demo-lazy-leader.png", "demo-bandit-coin.png", "sweep.png",
-           "frontier.png", "real_data.png", "price.png")
+FIGURES = ("demo-coin.png", "demo-phases.png", "demo-lazy-leader.png", "demo-bandit-coin.png", "demo-adversarial-bandit.png",
+           "sweep.png", "frontier.png", "real_data.png", "price.png")
 #: The certified full-information learners whose best is drawn in price.png (each at its defaults).
 CERTIFIED = ("perturbed-commit", "split-commit", "iid-experts", "ftplb-star")
 

@@ -139,10 +139,12 @@ def parser() -> argparse.ArgumentParser:
                     help="no progress bar (by default one appears on a terminal's stderr once a run lasts 2 s)")
     sw.set_defaults(func=cmd_sweep)
 
-    demo = sub.add_parser("demo", help="the paper's lower bounds (bandit-coin: under bandit feedback) and the FLL example, "
-                                       "from one command", formatter_class=_Help)
-    demo.add_argument("demo", choices=["coin", "phases", "lazy-leader", "bandit-coin"], help="which demo")
-    demo.add_argument("--quick", action="store_true", help="small sizes: about 2 s (bandit-coin 1 s) instead of coin 30 s, phases 15 s, lazy-leader 3 s, bandit-coin 20 s")
+    demo = sub.add_parser("demo", help="the paper's lower bounds (bandit-coin: under bandit feedback), the FLL example and "
+                          "adversarial-bandit (an iid certificate refuted by a changing law, an adversarial one holding), "
+                          "from one command", formatter_class=_Help)
+    demo.add_argument("demo", choices=["coin", "phases", "lazy-leader", "bandit-coin", "adversarial-bandit"], help="which demo")
+    demo.add_argument("--quick", action="store_true", help="small sizes: about 2 s (bandit-coin 1 s) instead of coin 30 s, phases 15 s, lazy-leader 3 s, bandit-coin 20 s, "
+                      "adversarial-bandit 50 s")
     _common(demo, seed_help="the demo's seed")
     demo.add_argument("--json", metavar="PATH", help="write the table and settings as JSON (- for standard output, the summary then on standard error)")
     demo.add_argument("--plot", metavar="PATH", help="save the demo's plot (.png, .svg or .pdf)")

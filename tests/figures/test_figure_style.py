@@ -230,7 +230,7 @@ def demo_command(name):
 
 
 @pytest.mark.parametrize("name", [pytest.param(name, marks=demo_command(name))
-                                  for name in ("coin", "phases", "lazy-leader", "bandit-coin")])
+                                  for name in ("coin", "phases", "lazy-leader", "bandit-coin", "adversarial-bandit")])
 def test_every_demo_figure_has_no_overlapping_text_and_no_type3_font(name, early_subprocess):
     assert early_subprocess.returncode == 0, early_subprocess.stderr
     demo = Demo.from_dict(json.loads((early_subprocess.cwd / "d.json").read_text()))
