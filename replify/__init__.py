@@ -32,7 +32,7 @@ from replify.plugins.factory import make, make_adversary
 from replify.plugins.registry import Registry, adversaries, check_pending, hookimpl, hookspec, learners, registry
 from replify.plugins.specs import AdversarySpec, DistributionSequence, Learner, LearnerSpec
 from replify.base.randomness import Streams
-from replify.wrapper import ReplicableFactory, ReplicableLearner, wrap
+from replify.wrapper import ReplicableBandit, ReplicableFactory, ReplicableLearner, wrap
 
 # modules and names that moved keep their old import paths, with a DeprecationWarning (replify._moved)
 _moved.install()
@@ -46,6 +46,7 @@ __all__ = [
     "Learner",
     "LearnerSpec",
     "Registry",
+    "ReplicableBandit",
     "ReplicableFactory",
     "ReplicableLearner",
     "Report",
