@@ -48,7 +48,8 @@ steps are uniform in the block and drawn after a_j), so the commits are Hedge on
 learning rates η_j = ε_j·m (in block-mean units), each drawn afresh. With costs in [0, 1],
 
     E Regret ≤ n·m·(K − 1)   (exploration)   + B·(ln n/η_{K−1} + Σ_{j<K} η_j/8)   (Hedge on ĉ, per block)
-               + B·(1 + 1)   (block 1's arm e, and the last block's estimate, never used)
+               + 2B   (block 1, whose arm e no estimate chose, at most 1 a step; and the last block,
+                      whose estimate no decision uses)
 
 (``regret_bound``; Hedge's bound with non-increasing rates). The default (K, m) is the pair on a
 grid that minimises this bound at (T, n, ρ). With a ``window`` the decisions read recent blocks only
@@ -100,9 +101,9 @@ class PerturbedBanditParams:
 
 def _schedule(horizon: int, n: int, rho: float, blocks: int, explore: int,
               window: int | None = None) -> tuple[tuple[float, ...], float, float]:
-    """Each decision's ε at ρ/(K − 1), the certificate Σ b, and the regret bound (Hedge's, which
-    needs every block's estimate: with a ``window`` it is stated for the whole run's leader only as
-    a comparison, and the bound reported is the same formula)."""
+    """Each decision's ε at ρ/(K − 1), the certificate Σ b, and the regret bound's formula (Hedge's,
+    which needs every block's estimate: with a ``window`` no bound is reported, and the formula only
+    ranks the (K, m) of the search)."""
     size = -(-horizon // blocks)
     decisions = -(-horizon // size) - 1  # every block but the last decides (all of them full: B steps)
     if decisions == 0:
@@ -135,7 +136,8 @@ def _parameters(horizon: int, n: int, rho: float, blocks: int | None, explore: i
 def parameters(*, horizon: int, n: int, rho: float, blocks: int | None = None, explore: int | None = None,
                window: int | None = None) -> PerturbedBanditParams:
     """K blocks and m explorations per arm and block (given, or the grid's least regret bound:
-    module docstring), each decision's ε, the certificate and the regret bound."""
+    module docstring), each decision's ε, the certificate and the regret bound. Blocks have
+    B = ⌈T/K⌉ steps, so fewer than K may be played (``params.blocks`` says how many)."""
     horizon, n, rho = check_int("horizon", horizon, minimum=2), check_int("n", n, minimum=2), float(check_rho(rho))
     blocks, explore, window = (None if v is None else check_int(k, v, minimum=1)
                                for k, v in (("blocks", blocks), ("explore", explore), ("window", window)))

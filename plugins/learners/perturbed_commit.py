@@ -30,8 +30,8 @@ distributed: the bound holds for every oblivious adversary of the paper's model 
 vector drawn independently, from a law fixed in advance). ρ is split as ρ_k ∝ t_k^s (``split`` = s)
 and each ε_k is the largest with b_k ≤ ρ_k (:func:`~replify.guarantees.certificates.gumbel_eps`), so
 the bound is at most ρ. Against the worst adversaries we built (a balanced coin between two
-experts, every mean tied) the bound is 1.5–2.2× the parting rate at the default schedules (n = 2…100); an
-independent review reached 1.32× with thirty decisions and 1.25× in the limit of small shares, never below 1.
+experts, every mean tied) the bound is 1.25–1.3× the parting rate at n = 2 (where the race is a maximal
+coupling and the bound is ε√(2t)/4) and 1.6–2.2× at n = 3…100, at the default schedules.
 
 **Regret** (not certified). No adversarial guarantee: a commit can be wrong for the rest of the
 run, as ``split-commit``'s can. On iid costs decision k picks the leader of the means perturbed by

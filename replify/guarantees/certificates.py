@@ -137,12 +137,16 @@ def gumbel_decision_bound(eps: Any, steps: Any, n: int) -> np.ndarray:
         S = e^{ε²t/2}·(t·e^{2ε}/2 + ε²t²·e^{4ε}/4),
 
     at most 1 — about ε√t·√f/2 + f·ε²t when ε is small: n-free to first order (the geometric
-    bound of :func:`geometric_sharp` charges √(ln n)). Derived in docs/certificates.md, "Gumbel
-    noise: the exponential race" (ours): the runs' choices are an exponential race on Hedge's
+    bound of :func:`geometric_sharp` charges √(ln n)). At n = 2 the race is a maximal coupling:
+    P(part | costs) = |σ(εD) − σ(εD′)| ≤ (ε/4)|D − D′| exactly (D = C_1 − C_2, σ the logistic
+    function), and Var(D − D′) ≤ 2t, so b = ε√(2t)/4, with no second-order term. Derived in
+    docs/certificates.md, "Gumbel noise: the exponential race" (ours): the runs' choices are an exponential race on Hedge's
     weights p ∝ e^{−εc_{1:t}} and q ∝ e^{−εc'_{1:t}}, whose exact agreement probability gives
     P(part | costs) ≤ Σ_{i,j} p_i p_j (e^{ε(δ_i − δ_j)⁺} − 1), δ = c'_{1:t} − c_{1:t}; over the costs,
     p is tilted back to the weights at the expected costs, step by step."""
     eps, t = np.asarray(eps, dtype=np.float64), np.asarray(steps, dtype=np.float64)
+    if n == 2:  # exactly TV = |σ(εD) − σ(εD′)| ≤ (ε/4)|D − D′|, D = C_1 − C_2, Var(D − D′) ≤ 2t
+        return np.asarray(np.minimum(1.0, eps * np.sqrt(2.0 * t) / 4.0))
     f = 1.0 - 1.0 / n
     with np.errstate(over="ignore", invalid="ignore"):
         e2t = eps * eps * t
@@ -161,10 +165,14 @@ def gumbel_bandit_bound(eps: Any, pulls: Any, n: int) -> np.ndarray:
         b = ε·√(f·S/2) + (f·ε²/2)·e^{7ε²M/4}·(M·e^{3ε} + (5/2)·ε²M²·e^{6ε}),
         S = e^{ε²M/4}·(M·e^{ε}/2 + ε²M²·e^{2ε}/16),
 
-    at most 1 — about ε√M·√f/2 + f·ε²M/2. The per-cost inequality is the full-information one; over
+    at most 1 — about ε√M·√f/2 + f·ε²M/2; at n = 2 exactly ε√M/4 (the race is then a maximal
+    coupling, P(part | sums) ≤ (ε/4)|D − D′|, and D − D′ sums 2M independent differences of variance
+    at most ½). The per-cost inequality is the full-information one; over
     the costs each observation moves one arm's sum only, which is what changes the constants
     (docs/certificates.md, "Gumbel noise under bandit feedback"; ours)."""
     eps, m = np.asarray(eps, dtype=np.float64), np.asarray(pulls, dtype=np.float64)
+    if n == 2:  # exactly TV ≤ (ε/4)|D − D′|, D = C_1 − C_2: 2M independent differences of variance ≤ ½
+        return np.asarray(np.minimum(1.0, eps * np.sqrt(m) / 4.0))
     f = 1.0 - 1.0 / n
     with np.errstate(over="ignore", invalid="ignore"):
         e2m = eps * eps * m
