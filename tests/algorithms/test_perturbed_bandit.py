@@ -105,7 +105,7 @@ def test_the_certificate_survives_coins_ties_switches_and_drift():
     # Measured (seed 1): the balanced coin parts 0.076 [0.060, 0.094] of 1 000 pairs at T = 2e4 (1.32), ten
     # tied arms 0.062 [0.048, 0.079] (1.6), a best arm that changes over four pieces 0.070 [0.047, 0.100] of
     # 400 pairs at T = 1e5 (1.43). Here fewer steps and pairs; the coin's ratio asserted below 2.5.
-    coin = replify.evaluate("perturbed-bandit", "coin", n=2, horizon=20_000, pairs=500, seed=1, rho=0.1,
+    coin = replify.evaluate("perturbed-bandit", "coin", n=2, horizon=20_000, pairs=400, seed=1, rho=0.1,
                             adversary_params={"tau": 1e-9})
     assert _not_refuted(coin) < 2.5, coin.rho_hat
     n, T = 5, 10_000
@@ -114,7 +114,7 @@ def test_the_certificate_survives_coins_ties_switches_and_drift():
                                  adversary_params={"means": [np.roll(base, 2 * p).tolist() for p in range(4)],
                                                    "switch_at": [T // 4, T // 2, 3 * T // 4]})
     _not_refuted(switching)
-    drifting = replify.evaluate("perturbed-bandit", "drifting-bernoulli", n=n, horizon=3_000, pairs=100, seed=3, rho=0.1,
+    drifting = replify.evaluate("perturbed-bandit", "drifting-bernoulli", n=n, horizon=2_000, pairs=60, seed=3, rho=0.1,
                                 adversary_params={"start": base.tolist(), "end": base[::-1].tolist()})
     _not_refuted(drifting)
 
@@ -184,13 +184,13 @@ def test_the_conversions_certificate_survives_its_worst_internal_learner():
     # The internal learner that hashes everything it was fed (replify.experiments.audit.HistoryHash) plays
     # unrelated actions once any fed vector differs (equal with probability 1/n a block): the grid bound's own
     # event, nearly. On ten tied fair arms it parted 0.082
-    # [0.066, 0.101] of 1 000 pairs at T = 2e4 against the printed 0.1 (bound / attack 1.22); here T = 1e4 and
-    # 400 pairs (0.083 [0.057, 0.114]).
-    hashed = replify.wrap(horizon=10_000, rho=0.1, feedback="bandit")(HistoryHash)
-    report = replify.evaluate(hashed, "iid-bernoulli", n=10, horizon=10_000, pairs=400, seed=1)
+    # [0.066, 0.101] of 1 000 pairs at T = 2e4 against the printed 0.1 (bound / attack 1.22); here T = 5 000 and
+    # 400 pairs (0.053 [0.033, 0.079]: fewer explorations per block, a looser bound), the ratio below 2.5.
+    hashed = replify.wrap(horizon=5_000, rho=0.1, feedback="bandit")(HistoryHash)
+    report = replify.evaluate(hashed, "iid-bernoulli", n=10, horizon=5_000, pairs=400, seed=1)
     bound = report.params["replicability_bound"]
     assert bound == pytest.approx(0.1) and binomial_upper_tail(report.failures, report.pairs, bound) >= ALPHA
-    assert bound / report.rho_hat < 2.0, report.rho_hat
+    assert bound / report.rho_hat < 2.5, report.rho_hat
 
 
 @pytest.mark.parametrize("name, words", [
