@@ -105,7 +105,7 @@ def test_the_certificate_survives_coins_ties_switches_and_drift():
     # Measured (seed 1): the balanced coin parts 0.076 [0.060, 0.094] of 1 000 pairs at T = 2e4 (1.32), ten
     # tied arms 0.062 [0.048, 0.079] (1.6), a best arm that changes over four pieces 0.070 [0.047, 0.100] of
     # 400 pairs at T = 1e5 (1.43). Here fewer steps and pairs; the coin's ratio asserted below 2.5.
-    coin = replify.evaluate("perturbed-bandit", "coin", n=2, horizon=20_000, pairs=400, seed=1, rho=0.1,
+    coin = replify.evaluate("perturbed-bandit", "coin", n=2, horizon=20_000, pairs=300, seed=1, rho=0.1,
                             adversary_params={"tau": 1e-9})
     assert _not_refuted(coin) < 2.5, coin.rho_hat
     n, T = 5, 10_000
@@ -130,7 +130,7 @@ def test_the_block_sum_path_has_the_law_of_the_per_step_path():
     # Tied arms at a schedule where pairs part often; m pairs per path; two-sample bounds with total
     # false-alarm 1e-6, as the engine's own law test: proportions and the DKW distance of the regrets
     # differ by at most 2*sqrt(ln(4/1e-6)/(2m)).
-    m = 200
+    m = 150
     kw = dict(n=3, horizon=2_000, pairs=m, rho=0.5, blocks=4, explore=40, adversary_params={"means": [0.5, 0.5, 0.55]})
     fast = replify.evaluate("perturbed-bandit", "iid-bernoulli", seed=1, fast_path=True, **kw)
     slow = replify.evaluate("perturbed-bandit", "iid-bernoulli", seed=2, fast_path=False, **kw)
@@ -185,12 +185,12 @@ def test_the_conversions_certificate_survives_its_worst_internal_learner():
     # unrelated actions once any fed vector differs (equal with probability 1/n a block): the grid bound's own
     # event, nearly. On ten tied fair arms it parted 0.082
     # [0.066, 0.101] of 1 000 pairs at T = 2e4 against the printed 0.1 (bound / attack 1.22); here T = 5 000 and
-    # 400 pairs (0.053 [0.033, 0.079]: fewer explorations per block, a looser bound), the ratio below 2.5.
+    # 250 pairs (fewer explorations per block, a looser bound: 0.053 of 400 pairs), the ratio below 3.
     hashed = replify.wrap(horizon=5_000, rho=0.1, feedback="bandit")(HistoryHash)
-    report = replify.evaluate(hashed, "iid-bernoulli", n=10, horizon=5_000, pairs=400, seed=1)
+    report = replify.evaluate(hashed, "iid-bernoulli", n=10, horizon=5_000, pairs=250, seed=1)
     bound = report.params["replicability_bound"]
     assert bound == pytest.approx(0.1) and binomial_upper_tail(report.failures, report.pairs, bound) >= ALPHA
-    assert bound / report.rho_hat < 2.5, report.rho_hat
+    assert bound / report.rho_hat < 3.0, report.rho_hat
 
 
 @pytest.mark.parametrize("name, words", [
