@@ -23,9 +23,9 @@ def hoeffding(k, outcomes, false_alarm=1e-6, samples=1):
 def test_fllb_and_ftplb_choose_with_the_same_law_at_a_transition():
     # The paper's remark: FLLB's grid point and FTPLB's c_0 + c_{1:t-1} are both uniform on the
     # cube c_{1:t-1} + [0, 1/eps)^n, so the action at a transition has the same law.
-    # k = 5000 learners of each (was 8000): d = 2 sqrt(ln(2*3*2/1e-6) / (2k)) = 0.081 (0.064 at 8000),
+    # k = 3500 learners of each (was 8000): d = 2 sqrt(ln(2*3*2/1e-6) / (2k)) = 0.097 (0.064 at 8000),
     # the same 1e-6 total false alarm; the laws here are about (0.63, 0.30, 0.07)
-    k, n, B, eps = 5_000, 3, 20, 0.1
+    k, n, B, eps = 3_500, 3, 20, 0.1
     costs = np.zeros((2 * B, n))
     costs[:B] = np.array([0.2, 0.3, 0.45])  # l1 norm 0.95; cumulative (4, 6, 9) at the transition
     counts = {}

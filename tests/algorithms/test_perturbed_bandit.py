@@ -200,6 +200,6 @@ def test_the_conversions_certificate_survives_its_worst_internal_learner():
 def test_the_command_line_states_their_schedule(name, words, capsys):
     # `replify run` prints each learner's parameters: for these, the decision steps or blocks, the noise of
     # the first and last decision and the explorations per arm, not an eps that does not exist.
-    assert main(["run", name, "-n", "3", "-T", "3000", "--rho", "0.2", "--pairs", "2", "--quiet"]) == 0
+    assert main(["run", name, "-n", "3", "-T", "3000", "--rho", "0.2", "--pairs", "2", "--quiet", "--no-references"]) == 0
     line = next(x for x in capsys.readouterr().out.splitlines() if x.strip().startswith("parameters"))
     assert words in line and "eps=None" not in line and "eps=" in line, line
