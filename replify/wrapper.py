@@ -437,8 +437,6 @@ def wrap(
         ).items()
         if v is not None
     }
-    if feedback not in ("full", "bandit"):
-        raise InvalidArgumentError(f"feedback must be 'full' or 'bandit'; got {feedback!r}")
     if feedback == "bandit":
         options["feedback"] = "bandit"
         clash = [k for k, v in (("block_size", block_size), ("norm", norm), ("problem", problem)) if v is not None]

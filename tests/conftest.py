@@ -18,6 +18,18 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
 
 
+def certificate_ratio(report, *, rho=0.1, alpha=1e-6):
+    """An attack on a printed certificate: assert the report's bound is at most ``rho`` and not refuted
+    (P(Bin(pairs, bound) >= failures) >= ``alpha``, so a true certificate fails with probability at most
+    ``alpha``), and return bound / rho_hat, the factor the attack leaves."""
+    from replify.evaluation.stats import binomial_upper_tail
+
+    params = report.params or {}
+    bound = params.get("replicability_bound", params.get("rho_bound"))
+    assert bound <= rho * (1 + 1e-12) and binomial_upper_tail(report.failures, report.pairs, bound) >= alpha, report.rho_hat
+    return bound / max(report.rho_hat, 1e-9)
+
+
 def __getattr__(name):
     """``from conftest import RandomHedge``: the user's own learner of the README and the quick
     start (exponential weights sampling with rng.choice, so its action is random and its rng

@@ -127,6 +127,21 @@ def geometric_sharp(n: int) -> dict[str, float]:
     return {"sharp_now": root, "sharp_const": 1.0, "square_t": max_square_factor(n), "square_root": root}
 
 
+def race_parting(costs: Any, other: Any, eps: float) -> np.ndarray:
+    """The exact chance that two runs part at one decision with shared Gumbel noise of scale 1/ε,
+    given their cost totals (rows of ``costs`` and ``other``, shape (..., n)): each run plays
+    argmin_a C_a − G_a/ε, an exponential race on Hedge's weights p ∝ e^{−εC} and q ∝ e^{−εC′},
+    which agree on i with probability 1/Σ_j max(p_j/p_i, q_j/q_i) (docs/certificates.md, "Gumbel
+    noise: the exponential race"). What the certificates below bound, and what their tests and
+    audits compute exactly."""
+    c, d = np.asarray(costs, dtype=np.float64), np.asarray(other, dtype=np.float64)
+    p = np.exp(-eps * (c - c.min(axis=-1, keepdims=True)))
+    q = np.exp(-eps * (d - d.min(axis=-1, keepdims=True)))
+    p, q = p / p.sum(axis=-1, keepdims=True), q / q.sum(axis=-1, keepdims=True)
+    agree = sum(1.0 / np.sum(np.maximum(p / p[..., i:i + 1], q / q[..., i:i + 1]), axis=-1) for i in range(c.shape[-1]))
+    return np.asarray(1.0 - agree)
+
+
 def gumbel_decision_bound(eps: Any, steps: Any, n: int) -> np.ndarray:
     """Our bound on the chance that two runs part at one decision made with *fresh* Gumbel noise
     of scale 1/ε — each run plays argmin_a c_{1:t}(a) − G_a/ε, G_a iid standard Gumbel, shared —
