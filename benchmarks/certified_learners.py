@@ -23,7 +23,7 @@ parser.add_argument("--random", type=int, default=3, help="random instances at T
 parser.add_argument("--horizons", type=float, nargs="*", default=[1e5, 1e6, 1e7])
 args = parser.parse_args()
 n, rho = 10, 0.1
-LEARNERS = ("perturbed-commit", "split-commit", "ftplb-star", "iid-experts", "fllb")
+LEARNERS = ("perturbed-commit", "race-hedge", "split-commit", "ftplb-star", "iid-experts", "fllb")
 
 
 def ratio(name, T, means, seed):
@@ -51,6 +51,6 @@ with warnings.catch_warnings():
     rng = np.random.default_rng(2026)
     for k in range(args.random):
         means = rng.uniform(0.25, 0.75, n)
-        for name in ("perturbed-commit", "split-commit", "ftplb-star", "iid-experts"):
+        for name in ("perturbed-commit", "race-hedge", "split-commit", "ftplb-star", "iid-experts"):
             x, (lo, hi), rho_hat = ratio(name, 10**6, means, k + 1)
             print(f"random{k} T=1000000   {name:<13} {x:.3f} [{lo:.3f}, {hi:.3f}]  rho_hat={rho_hat:.3f}")

@@ -134,7 +134,7 @@ def model_regret(decisions: Any, eps: Any, *, horizon: int, n: int) -> np.ndarra
     return t[..., 0] * uniform + np.sum(np.diff(ends, axis=-1) * gap, axis=-1)
 
 
-def _eps(decisions: np.ndarray, split: float, *, n: int, rho: float) -> np.ndarray:
+def split_eps(decisions: Any, split: float, *, n: int, rho: float) -> np.ndarray:
     """Each decision's ε at ρ_k ∝ t_k^split (rows of ``decisions`` are schedules)."""
     weights = np.asarray(decisions, dtype=np.float64) ** split
     return gumbel_eps(rho * weights / weights.sum(axis=-1, keepdims=True), decisions, n)
@@ -167,14 +167,14 @@ def best_schedule(horizon: int, n: int, rho: float, decisions: tuple[int, ...] |
     best: tuple[float, tuple[int, ...], float] = (horizon * reference_gaps(n)[1], (), 0.0 if split is None else split)
     for s in SPLITS if split is None else (split,):
         for sched in groups.values():
-            value = model_regret(sched, _eps(sched, s, n=n, rho=rho), horizon=horizon, n=n)
+            value = model_regret(sched, split_eps(sched, s, n=n, rho=rho), horizon=horizon, n=n)
             i = int(np.argmin(value))
             if value[i] < best[0] * (1.0 - 1e-12):
                 best = (float(value[i]), tuple(int(v) for v in sched[i]), s)
     return best[1], best[2]
 
 
-def _check_decisions(decisions: Any, horizon: int) -> tuple[int, ...]:
+def check_decisions(decisions: Any, horizon: int) -> tuple[int, ...]:
     if isinstance(decisions, (str, bytes)) or not hasattr(decisions, "__iter__"):
         raise InvalidArgumentError(f"decisions must be a sequence of steps (integers in [1, {horizon - 1}]); "
                                    f"got {type(decisions).__name__} {decisions!r}")
@@ -185,19 +185,24 @@ def _check_decisions(decisions: Any, horizon: int) -> tuple[int, ...]:
     return steps
 
 
-def parameters(*, horizon: int, n: int, rho: float, decisions: Any = None,
-               split: float | None = None) -> CommitParams:
-    """The schedule (given, or the reference prior's best: module docstring), each decision's ε
-    at ρ_k ∝ t_k^split, and the certificate Σ_k b_k (at most ρ)."""
+def check_schedule(horizon: Any, n: Any, rho: Any, decisions: Any, split: Any) -> tuple[int, int, float, tuple[int, ...] | None, float | None, tuple[str, ...]]:
+    """The checked (T, n, ρ, decisions, split) and the names of those a user gave."""
     horizon, n, rho = check_int("horizon", horizon, minimum=1), check_int("n", n, minimum=2), float(check_rho(rho))
-    given = tuple(_check_decisions(decisions, horizon)) if decisions is not None else None
+    given = tuple(check_decisions(decisions, horizon)) if decisions is not None else None
     if split is not None:
         split = check_real("split", split)
         if not 0.0 <= split <= 10.0:
             raise InvalidArgumentError(f"split must lie in [0, 10] (rho_k is proportional to t_k**split); got {split}")
     overrides = tuple(k for k, v in (("decisions", decisions), ("split", split)) if v is not None)
-    params = _parameters(horizon, n, rho, given, None if split is None else float(split), overrides)
-    certify(params.replicability_bound, rho, algorithm=ALGORITHM, detail=f"decisions={list(params.decisions)}")
+    return horizon, n, rho, given, None if split is None else float(split), overrides
+
+
+def parameters(*, horizon: int, n: int, rho: float, decisions: Any = None,
+               split: float | None = None) -> CommitParams:
+    """The schedule (given, or the reference prior's best: module docstring), each decision's ε
+    at ρ_k ∝ t_k^split, and the certificate Σ_k b_k (at most ρ)."""
+    params = _parameters(*check_schedule(horizon, n, rho, decisions, split))
+    certify(params.replicability_bound, params.rho, algorithm=ALGORITHM, detail=f"decisions={list(params.decisions)}")
     return params
 
 
@@ -207,13 +212,19 @@ def _parameters(horizon: int, n: int, rho: float, given: tuple[int, ...] | None,
     """:func:`parameters` on checked arguments, cached: every pair of an evaluation builds the
     learner twice, and each ε_k is a bisection."""
     sched, s = best_schedule(horizon, n, rho, given, split)
-    eps = tuple(float(e) for e in _eps(np.array(sched), s, n=n, rho=rho)) if sched else ()
-    weights = np.asarray(sched, dtype=np.float64) ** s
+    eps = tuple(float(e) for e in split_eps(np.array(sched), s, n=n, rho=rho)) if sched else ()
+    return commit_params(sched, s, eps=eps, horizon=horizon, n=n, rho=rho, overrides=overrides, algorithm=ALGORITHM)
+
+
+def commit_params(sched: tuple[int, ...], split: float, *, eps: tuple[float, ...], horizon: int, n: int, rho: float,
+                  overrides: tuple[str, ...], algorithm: str) -> CommitParams:
+    """The block form and the certificate Σ_k b(ε_k, t_k, n) of a schedule and its rates."""
+    weights = np.asarray(sched, dtype=np.float64) ** split
     shares = tuple(float(w) for w in rho * weights / weights.sum()) if sched else ()
     bound = float(np.sum(gumbel_decision_bound(eps, sched, n))) if sched else 0.0
     ends = sched + (horizon,)
     return CommitParams(
-        algorithm=ALGORITHM, horizon=horizon, n=n, rho=rho, decisions=sched, split=s, shares=shares,
+        algorithm=algorithm, horizon=horizon, n=n, rho=rho, decisions=sched, split=split, shares=shares,
         eps_schedule=eps, block_ends=ends, block_lengths=tuple(int(v) for v in np.diff((0,) + ends)),
         replicability_bound=bound, overrides=overrides, certified=bound <= rho * (1.0 + 1e-9),
     )
@@ -226,10 +237,11 @@ class PerturbedCommit(IidExperts):
     no fallback."""
 
     _params = ("decisions", "split")
+    _parameters_of = staticmethod(parameters)
 
     def __init__(self, *, n: int, horizon: int, rng: np.random.Generator, rho: float,
                  decisions: Any = None, split: float | None = None) -> None:
-        params = parameters(horizon=horizon, n=n, rho=rho, decisions=decisions, split=split)
+        params = self._parameters_of(horizon=horizon, n=n, rho=rho, decisions=decisions, split=split)
         self.decisions, self.split = list(params.decisions), params.split
         self._start(params, rng, first=int(rng.integers(params.n)))
 

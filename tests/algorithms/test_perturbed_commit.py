@@ -111,7 +111,7 @@ def test_defaults_are_certified_and_the_models_best():
     assert sum(p.shares) == pytest.approx(0.1) and p.block_ends[-1] == 10**6
     chosen = float(pc.model_regret([p.decisions], [p.eps_schedule], horizon=10**6, n=10)[0])
     for t in (10**4, 10**5, 3 * 10**5):  # any one-decision schedule is no better in the model
-        eps = pc._eps(np.array([[t]]), 0.0, n=10, rho=0.1)
+        eps = pc.split_eps(np.array([[t]]), 0.0, n=10, rho=0.1)
         assert chosen <= float(pc.model_regret(np.array([[t]]), eps, horizon=10**6, n=10)[0])
     given = replify.make("perturbed-commit", n=10, horizon=1000, seed=0, rho=0.1, decisions=[10, 100], split=1.0).params
     assert given.decisions == (10, 100) and given.split == 1.0 and given.overrides == ("decisions", "split")
