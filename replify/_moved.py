@@ -15,6 +15,7 @@ import importlib
 import importlib.abc
 import importlib.util
 import sys
+import types
 import warnings
 from typing import Any, Callable, Mapping
 
@@ -120,11 +121,27 @@ class MovedFinder(importlib.abc.MetaPathFinder):
         return importlib.util.spec_from_loader(fullname, _Alias(new))
 
 
-def install() -> None:
+class _Package(types.ModuleType):
+    """replify's own module type. Importing a submodule sets it as an attribute of its package, so
+    ``import replify.stress`` (an old path, now ``replify.experiments.stress``) would replace the
+    function ``replify.stress`` by the module for the rest of the process, and every later
+    ``replify.stress(...)`` would fail. A public function keeps its name here, as it did when the
+    module lived under it (the package's ``from .stress import stress`` bound the function last)."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        held = vars(self).get(name)
+        if isinstance(value, types.ModuleType) and callable(held) and not isinstance(held, types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+def install(package: str = "replify") -> None:
     """Put the finder on ``sys.meta_path`` once (after the normal finders: a module that exists
-    under an old name is never shadowed)."""
+    under an old name is never shadowed), and keep ``package``'s public functions from being
+    shadowed by the modules that moved from their names (:class:`_Package`)."""
     if not any(isinstance(f, MovedFinder) for f in sys.meta_path):
         sys.meta_path.append(MovedFinder())
+    sys.modules[package].__class__ = _Package
 
 
 def names_getattr(package: str, table: Mapping[str, str] | None = None) -> Callable[[str], Any]:

@@ -22,6 +22,16 @@ def test_every_module_path_a_user_could_import_still_imports_with_a_warning_nami
     assert module is importlib.import_module(new)  # one module under two names: the same objects
 
 
+def test_importing_an_old_module_path_leaves_the_public_function_of_that_name():
+    # replify.stress was a module and is a function: importing the old path set the module on the package,
+    # and every later replify.stress(...) in the process failed with "'module' object is not callable".
+    sys.modules.pop("replify.stress", None)
+    with pytest.warns(DeprecationWarning, match="replify.stress has moved"):
+        importlib.import_module("replify.stress")
+    assert callable(replify.stress) and replify.stress is replify.experiments.stress.stress
+    assert sys.modules["replify.stress"] is replify.experiments.stress
+
+
 @pytest.mark.parametrize("package, name", sorted((p, n) for p, names in _moved.NAMES.items() for n in names))
 def test_every_name_of_a_module_that_became_a_package_still_imports(package, name):
     module = importlib.import_module(package)
