@@ -71,9 +71,12 @@ def test_calibrate_refuses_what_it_cannot_calibrate():
         replify.calibrate("hedge", n=3, horizon=1000, rho=0.1, grid=[])
 
 
-# The command (about 15 s) runs ahead in the background, in a new directory (conftest.py, early_subprocess).
+# The command runs in a new directory (conftest.py, early_subprocess). Its grid holds two candidates, one of
+# them the built-in grid's pick at these settings (B = 600, eps = 0.0083: 18 s to find over the whole grid, which
+# the calibration fixture above searches through the API); the command line's part is the output and the file.
 @pytest.mark.early_subprocess([sys.executable, "-m", "replify.cli", "calibrate", "ftplb-star", "-n", "3", "-T", "3000",
-                               "--rho", "0.3", "--budget", "20000", "--test-pairs", "1000", "--json", "c.json"],
+                               "--rho", "0.3", "--budget", "20000", "--test-pairs", "1000", "--json", "c.json",
+                               "--grid", "block_size=[300, 600]", "--grid", "eps=[0.0083]"],
                               cwd=TEMP_DIR, timeout=None)
 def test_cli_calibrate(early_subprocess):
     out = early_subprocess
@@ -81,6 +84,7 @@ def test_cli_calibrate(early_subprocess):
     assert "claim            calibrated on" in out.stdout and "not certified" in out.stdout
     data = json.loads((out.cwd / "c.json").read_text())
     assert data["learner"] == "ftplb-star" and all(c["decision"] == "below" for c in data["checks"])
+    assert data["knobs"]["eps"] == 0.0083 and data["knobs"]["block_size"] in (300, 600)  # from the grid given
 
 
 def test_no_candidate_is_an_honest_refusal():
