@@ -10,7 +10,8 @@ certified for iid costs only.
                     committed arm a_j.
     after block j < K: C_a = the sum of arm a's costs on its exploration steps of blocks 1..j
                     (M_j = j·m of them; with ``window`` = w, of the last w blocks only: M_j =
-                    min(j, w)·m); draw fresh iid standard Gumbel G from R and commit
+                    min(j, w)·m; with ``restart`` = W, of the current epoch of W blocks: M_j =
+                    ((j − 1) mod W + 1)·m); draw fresh iid standard Gumbel G from R and commit
                     a_{j+1} = argmin_a C_a − G_a/ε_j.
 
 The exploration stretch is one round robin (wrapping around the block's end: two), so a block is
@@ -45,16 +46,38 @@ identically distributed, nor the arms' costs at a step to be independent.
 **Regret against any oblivious adversary (a bound, ours).** Let c̄_j be block j's average cost
 vector and ĉ_j = (arm sums of block j's exploration steps)/m: E ĉ_j = c̄_j given the past (the
 steps are uniform in the block and drawn after a_j), so the commits are Hedge on the ĉ_j with
-learning rates η_j = ε_j·m (in block-mean units), each drawn afresh. With costs in [0, 1],
+learning rates η_j = ε_j·m (in block-mean units), each drawn afresh, and nonincreasing (a later
+decision reads more pulls, so its ε is smaller). Hedge's bound with nonincreasing rates holds pathwise
+on the sequence ĉ_1, …, ĉ_{K−1}, c̄_K (the last block needs no estimate: no decision reads it); in
+expectation the learner pays ⟨p_j, c̄_j⟩ per step of a committed block (Σ⟨p_j, ĉ_j⟩ has that mean, ĉ_j
+being unbiased given p_j) and the comparator's estimated total has mean at least its true one
+(Jensen on the min). Block 1's arm e was chosen by no estimate: it costs at most B, Hedge's uniform
+first weights at least 0, and their rate can be taken η_1 (the next block's), keeping the rates
+nonincreasing. With costs in [0, 1],
 
-    E Regret ≤ n·m·(K − 1)   (exploration)   + B·(ln n/η_{K−1} + Σ_{j<K} η_j/8)   (Hedge on ĉ, per block)
-               + 2B   (block 1, whose arm e no estimate chose, at most 1 a step; and the last block,
-                      whose estimate no decision uses)
+    E Regret ≤ n·m·(K − 1)   (exploration)
+               + B·(1 + ln n/η_{K−1} + η_1/8 + Σ_{j<K} η_j/8)   (block 1, and Hedge on the blocks)
 
-(``regret_bound``; Hedge's bound with non-increasing rates). The default (K, m) is the pair on a
-grid that minimises this bound at (T, n, ρ). With a ``window`` the decisions read recent blocks only
-— they can follow a best arm that changes — and no regret bound is stated (``regret_bound`` is None:
-Hedge's needs every block); the certificate holds as above with M_j = min(j, w)·m.
+(``regret_bound``, stated at most T).
+
+**Switching comparators, restarts** (ours). With ``restart`` = W, time is cut into epochs of W blocks;
+a decision reads only the blocks of its epoch so far (the epoch's last decision reads all W and picks
+the next epoch's first arm), so each epoch runs the argument above afresh: its first block costs at
+most B, the others are Hedge restarted on the epoch's estimates, with the rates of its decisions. Against
+any comparator that changes arm at most S times (``switches`` = S), the epochs in which it does not
+change are bounded as above and each of the at most S others by its length, W·B:
+
+    E Regret_S ≤ n·m·(K − 1) + Σ_epochs B·(1 + ln n/η_last + η_first/8 + Σ_{epoch} η_j/8) + S·W·B.
+
+With ``switches`` given and no ``restart``, the default (K, m, W) is the grid's least value of this
+bound (W over :data:`RESTARTS`); without either, S = 0 and one epoch (the bound above). At n = 10,
+ρ = 0.1 both bounds exceed the regret of uniform exploration on every instance we ran — ρ's noise,
+about 0.1 in mean units at T = 10⁹, is the larger part — so they rank schedules and state a worst
+case; what each schedule learns is measured (docs/bandits.md, "Against any oblivious adversary").
+
+With a ``window`` the decisions read the last w blocks (sliding) — they can follow a best arm that
+changes — and no regret bound is stated (``regret_bound`` is None: neither argument above covers a
+sliding window); the certificate holds as above with M_j = min(j, w)·m.
 """
 
 from __future__ import annotations
@@ -69,6 +92,7 @@ import numpy as np
 import replify
 from replify.base.checks import check_int, check_rho
 from replify.components.bandits import ExploringBandit, exploration_schedule
+from replify.errors import InvalidArgumentError
 from replify.guarantees.certificates import certify, gumbel_bandit_bound, gumbel_eps
 
 ALGORITHM = "perturbed-bandit"
@@ -86,12 +110,15 @@ class PerturbedBanditParams:
     block_size: int
     explore: int  # m, explorations per arm and block (blocks 1..K-1)
     window: int | None  # the blocks whose explorations a decision reads: the last w (None: all so far)
+    restart: int | None  # or those of its epoch of W blocks (None: one epoch)
+    switches: int | None  # the comparator's switches the regret bound allows (None: a fixed arm)
     eps_schedule: tuple[float, ...]
     replicability_bound: float
     certified: bool
     regret_bound: float | None
     overrides: tuple[str, ...]
-    regret_bound_formula: str = "n m (K-1) + B (ln n / eta_{K-1} + sum_j eta_j / 8) + 2B, eta_j = eps_j m"
+    regret_bound_formula: str = ("n m (K-1) + sum over epochs of B (1 + ln n / eta_last + eta_first / 8 + sum_j eta_j / 8) "
+                                 "+ S W B, eta_j = eps_j m (one epoch and S = 0 without restart/switches)")
     calibration: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
@@ -99,34 +126,69 @@ class PerturbedBanditParams:
         return d | {"eps_schedule": list(self.eps_schedule), "overrides": list(self.overrides)}
 
 
-def _schedule(horizon: int, n: int, rho: float, blocks: int, explore: int,
-              window: int | None = None) -> tuple[tuple[float, ...], float, float]:
-    """Each decision's ε at ρ/(K − 1), the certificate Σ b, and the regret bound's formula (Hedge's,
-    which needs every block's estimate: with a ``window`` no bound is reported, and the formula only
-    ranks the (K, m) of the search)."""
+#: Epoch lengths (in blocks) the default searches when ``switches`` is given: restarting every W blocks
+#: (W = 1, a decision reading one block, is left out: its bound is the trivial T whatever the schedule).
+RESTARTS = (2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 256, 512, 1024)
+
+
+@functools.lru_cache(maxsize=1024)
+def _read_eps(share: float, explore: int, n: int, most: int) -> np.ndarray:
+    """ε of a decision that reads r = 1..``most`` blocks of ``explore`` pulls per arm, at ``share`` of ρ each
+    (read-only; cached: the default's search asks for the same ones under every epoch length)."""
+    eps = np.asarray(gumbel_eps(share, explore * np.arange(1.0, most + 1.0), n, bandit=True), dtype=np.float64)
+    eps.setflags(write=False)
+    return eps
+
+
+def _schedule(horizon: int, n: int, rho: float, blocks: int, explore: int, window: int | None = None,
+              restart: int | None = None, switches: int = 0) -> tuple[tuple[float, ...], float, float]:
+    """Each decision's ε at ρ/(K − 1), the certificate Σ b, and the regret bound against every comparator
+    that switches arms ``switches`` times (module docstring; with a ``window`` no bound is stated, and the
+    formula, Hedge's over all blocks, only ranks the (K, m) of the search)."""
     size = -(-horizon // blocks)
     decisions = -(-horizon // size) - 1  # every block but the last decides (all of them full: B steps)
     if decisions == 0:
         return (), 0.0, float(horizon)
-    read = np.arange(1, decisions + 1, dtype=np.float64)
-    pulls = explore * (read if window is None else np.minimum(read, window))
-    eps = gumbel_eps(rho / decisions, pulls, n, bandit=True)
-    bound = float(np.sum(gumbel_bandit_bound(eps, pulls, n)))
-    eta = eps * explore
-    regret = n * explore * decisions + size * (math.log(n) / eta[-1] + eta.sum() / 8.0) + 2.0 * size
+    j = np.arange(decisions)  # decision j, at the end of block j, picks block j + 1's arm
+    read = j + 1 if window is None and restart is None else (np.minimum(j + 1, window) if window else j % restart + 1)
+    eps = _read_eps(rho / decisions, explore, n, decisions)[read - 1]
+    bound = float(np.sum(gumbel_bandit_bound(eps, explore * read.astype(np.float64), n)))
+    epoch = restart or decisions + 1
+    # Hedge restarted each epoch: its rates are those of the epoch's decisions but the one that opens it
+    inside = (j + 1) % epoch != 0
+    which, eta = (j + 1)[inside] // epoch, (eps * explore)[inside]
+    hedge = np.full(-(-(decisions + 1) // epoch), float(size))  # each epoch's first block, played before it learns
+    if eta.size:
+        starts = np.flatnonzero(np.diff(which, prepend=-1))
+        # Hedge over the epoch's blocks, its uniform first weights at the rate of the second block's
+        hedge[which[starts]] += size * (math.log(n) / np.minimum.reduceat(eta, starts)
+                                        + (np.add.reduceat(eta, starts) + eta[starts]) / 8.0)
+    regret = n * explore * decisions + float(np.sum(hedge)) + switches * epoch * size
     return tuple(float(e) for e in eps), bound, float(regret)  # compared uncapped; stated at most T
+
+
+def _best_restart(horizon: int, n: int, rho: float, blocks: int, explore: int, switches: int) -> tuple[float, int]:
+    """The least S-switch regret bound over the epoch lengths :data:`RESTARTS`, and its epoch length."""
+    size = -(-horizon // blocks)
+    played = -(-horizon // size)
+    return min((_schedule(horizon, n, rho, blocks, explore, None, w, switches)[2], w) for w in RESTARTS if w <= played)
 
 
 @functools.lru_cache(maxsize=128)
 def _parameters(horizon: int, n: int, rho: float, blocks: int | None, explore: int | None, window: int | None,
-                overrides: tuple[str, ...]) -> PerturbedBanditParams:
-    blocks, explore = exploration_schedule(horizon=horizon, n=n, blocks=blocks, explore=explore,
-                                           objective=lambda k, m: _schedule(horizon, n, rho, k, m, window)[2])
+                restart: int | None, switches: int | None, overrides: tuple[str, ...]) -> PerturbedBanditParams:
+    searching = switches is not None and restart is None and window is None
+    s = switches or 0
+    objective = ((lambda k, m: _best_restart(horizon, n, rho, k, m, s)[0]) if searching
+                 else (lambda k, m: _schedule(horizon, n, rho, k, m, window, restart, s)[2]))
+    blocks, explore = exploration_schedule(horizon=horizon, n=n, blocks=blocks, explore=explore, objective=objective)
+    if searching:
+        value, restart = _best_restart(horizon, n, rho, blocks, explore, s)
     size = -(-horizon // blocks)
-    eps, bound, regret = _schedule(horizon, n, rho, blocks, explore, window)
+    eps, bound, regret = _schedule(horizon, n, rho, blocks, explore, window, restart, s)
     return PerturbedBanditParams(
         algorithm=ALGORITHM, horizon=horizon, n=n, rho=rho, blocks=-(-horizon // size), block_size=size, explore=explore,
-        window=window,
+        window=window, restart=restart, switches=switches,
         eps_schedule=eps, replicability_bound=bound, certified=bound <= rho * (1.0 + 1e-9),
         regret_bound=min(regret, horizon) if window is None else None,  # Hedge's bound needs every block
         overrides=overrides,
@@ -134,15 +196,25 @@ def _parameters(horizon: int, n: int, rho: float, blocks: int | None, explore: i
 
 
 def parameters(*, horizon: int, n: int, rho: float, blocks: int | None = None, explore: int | None = None,
-               window: int | None = None) -> PerturbedBanditParams:
+               window: int | None = None, restart: int | None = None, switches: int | None = None) -> PerturbedBanditParams:
     """K blocks and m explorations per arm and block (given, or the grid's least regret bound:
     module docstring), each decision's ε, the certificate and the regret bound. Blocks have
-    B = ⌈T/K⌉ steps, so fewer than K may be played (``params.blocks`` says how many)."""
+    B = ⌈T/K⌉ steps, so fewer than K may be played (``params.blocks`` says how many). ``switches`` = S
+    makes the bound the one against comparators that switch arms S times, and (``restart`` not given) the
+    default restarts every W blocks, W of least bound."""
     horizon, n, rho = check_int("horizon", horizon, minimum=2), check_int("n", n, minimum=2), float(check_rho(rho))
-    blocks, explore, window = (None if v is None else check_int(k, v, minimum=1)
-                               for k, v in (("blocks", blocks), ("explore", explore), ("window", window)))
-    overrides = tuple(k for k, v in (("blocks", blocks), ("explore", explore), ("window", window)) if v is not None)
-    params = _parameters(horizon, n, rho, blocks, explore, window, overrides)
+    blocks, explore, window, restart = (None if v is None else check_int(k, v, minimum=1) for k, v in (
+        ("blocks", blocks), ("explore", explore), ("window", window), ("restart", restart)))
+    switches = None if switches is None else check_int("switches", switches, minimum=0)
+    if window is not None and restart is not None:
+        raise InvalidArgumentError(f"give window= or restart=, not both (a decision reads the last {window} blocks, "
+                                   f"or its epoch of {restart}); got window={window}, restart={restart}")
+    if window is not None and switches is not None:
+        raise InvalidArgumentError(f"switches={switches} asks for a regret bound against switching comparators, which "
+                                   f"a window has none of (restart= has one); got window={window}")
+    given = (("blocks", blocks), ("explore", explore), ("window", window), ("restart", restart), ("switches", switches))
+    overrides = tuple(k for k, v in given if v is not None)
+    params = _parameters(horizon, n, rho, blocks, explore, window, restart, switches, overrides)
     certify(params.replicability_bound, rho, algorithm=ALGORITHM, detail=f"K={params.blocks}, m={params.explore}")
     return params
 
@@ -151,16 +223,18 @@ class PerturbedBandit(ExploringBandit):
     """The bandit perturbed-commit conversion (module docstring), on the exploration machinery of
     :class:`replify.components.bandits.ExploringBandit`."""
 
-    _params = ("blocks", "explore", "window")
+    _params = ("blocks", "explore", "window", "restart", "switches")
 
     def __init__(self, *, n: int, horizon: int, rng: np.random.Generator, rho: float, blocks: int | None = None,
-                 explore: int | None = None, window: int | None = None) -> None:
+                 explore: int | None = None, window: int | None = None, restart: int | None = None,
+                 switches: int | None = None) -> None:
         super().__init__(n=n, horizon=horizon)
-        self.params = parameters(horizon=self.horizon, n=self.n, rho=rho, blocks=blocks, explore=explore, window=window)
+        self.params = parameters(horizon=self.horizon, n=self.n, rho=rho, blocks=blocks, explore=explore, window=window,
+                                 restart=restart, switches=switches)
         p = self.params
         self.rho, self.blocks = p.rho, p.blocks
         self._start(rng=rng, block_size=p.block_size, decisions=len(p.eps_schedule), explore=p.explore,
-                    window=p.window, first=int(rng.integers(self.n)))  # block 1's arm e, from R
+                    window=p.window, restart=p.restart, first=int(rng.integers(self.n)))  # block 1's arm e, from R
 
     def _commit(self, total: np.ndarray) -> int:
         """The end of block j < K: the perturbed leader of the explored sums, fresh Gumbel noise."""

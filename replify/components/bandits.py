@@ -265,7 +265,9 @@ class ExploringBandit(BanditLearner):
     n·``self.explore`` steps at an offset drawn from ``self._rng`` (cyclically in the block) explores
     every arm ``explore`` times in the order of a permutation drawn with it; the other steps play
     ``self.committed``. At each of those blocks' ends the subclass's :meth:`_commit` gets the
-    explored sums of the blocks it reads (the last ``self.window``, or all) and returns the next
+    explored sums of the blocks it reads (the last ``self.window``; or, with ``self.restart`` = W, those of the
+    current epoch of W blocks, the epoch's last decision reading all W and the next epoch starting afresh; or
+    all) and returns the next
     committed arm. A block is a few round robins (segments), so the learner plays step by step, in
     batches (``next_batch``/``observe``, at most :data:`MAX_BATCH` arms) or as round robins on block
     sums (``next_cycle``/``observe_sums``, the engine's block-sum path); all three draw the same
@@ -274,9 +276,10 @@ class ExploringBandit(BanditLearner):
     unbiased estimate of its average cost over the block against any oblivious adversary."""
 
     def _start(self, *, rng: np.random.Generator, block_size: int, decisions: int, explore: int,
-               window: int | None, first: int) -> None:
+               window: int | None, first: int, restart: int | None = None) -> None:
         self._rng = rng
         self.block_size, self.decisions, self.explore, self.window = block_size, decisions, explore, window
+        self.restart = restart
         self._explored = np.zeros(self.n)  # each arm's cost sum on the current block's exploration steps
         self._read: list[np.ndarray] = []  # the explored sums of the blocks a decision reads
         self.block = 0
@@ -295,6 +298,8 @@ class ExploringBandit(BanditLearner):
         self._explored = np.zeros(self.n)
         # added in block order: the same floats on every path
         self.committed = int(self._commit(functools.reduce(np.add, self._read)))
+        if self.restart is not None and (self.block + 1) % self.restart == 0:
+            self._read = []  # the next block starts an epoch: its decisions read it afresh
 
     def _plan(self) -> None:
         """Block ``self.block``'s segments, in time order: (round-robin arms, length, explores)."""
