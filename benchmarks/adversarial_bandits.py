@@ -51,6 +51,8 @@ with warnings.catch_warnings():
         if T <= args.exp3_up_to:
             r = replify.evaluate("exp3", "switching-bernoulli", **kw)
             row.append(f"exp3 {r.pseudo_regret_mean / uniform.pseudo_regret_mean:.3f}")
+        bound = replify.learners()["exp3"].regret_bound_for(horizon=T, n=n, params={})[0]
+        row.append(f"exp3's regret bound {bound / uniform.pseudo_regret_mean:.4f}")
         print(" | ".join(row) + f"  ({time.perf_counter() - start:.1f} s)", flush=True)
     # what restarts cost on stationary costs: the README's spread, iid
     T = 10**9

@@ -163,12 +163,12 @@ def test_results_on_a_real_local_dask_cluster_are_the_same():
     assert here.to_dict(per_pair=True) == on_dask.to_dict(per_pair=True)
 
 
-# n = 10, T = 10^7, per-step path: drawing each lane's costs whole would take 8 lanes x 800 MB. The
+# n = 10, T = 3*10^6, per-step path: drawing each lane's costs whole would take 8 lanes x 240 MB, 1.9 GB. The
 # peak is the child's own (VmHWM, which starts afresh at exec; ru_maxrss keeps the parent's, pytest's,
-# across it): about 50 MiB. Run ahead in the background (conftest.py, early_subprocess).
+# across it): about 95 MiB. Run ahead in the background (conftest.py, early_subprocess).
 LONG_HORIZON_CODE = (
     "import replify\n"
-    "r = replify.evaluate('ftplb-star', 'iid-bernoulli', n=10, horizon=10**7, pairs=4, seed=0, rho=0.1, fast_path=False)\n"
+    "r = replify.evaluate('ftplb-star', 'iid-bernoulli', n=10, horizon=3 * 10**6, pairs=4, seed=0, rho=0.1, fast_path=False)\n"
     "print(next(int(line.split()[1]) for line in open('/proc/self/status') if line.startswith('VmHWM:')))\n"
 )
 
