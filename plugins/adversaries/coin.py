@@ -1,7 +1,9 @@
 """The coin embedding of the lower bounds (paper §7, ``thm:lower_bound_n=2_vanilla_replicability_experts``).
 
-``"coin"`` (n = 2): a 0–1 coin of bias ½ + sτ, with s = ±1 chosen once by the adversary's own
-stream (or given); the costs are c_t = (ĉ_t, 1 − ĉ_t). With s = +1 expert 2 (index 1) is the
+``"coin"``: a 0–1 coin of bias ½ + sτ, with s = ±1 chosen once by the adversary's own
+stream (or given); the costs are c_t = (ĉ_t, 1 − ĉ_t), and with n > 2 experts the others cost 1 at
+every step (out of the game, as in ``coin-phases``) — the lower bound's instance is n = 2, and the
+larger n attack a certificate that charges every expert's drift while only two can lead. With s = +1 expert 2 (index 1) is the
 better one. τ is given, or comes from a regret level K as τ = K/(δT), δ = 1/16, as in the
 theorem's proof. ``random_bias=True`` is the variant the coin lemma's replicability condition
 needs: the bias is drawn once, uniformly in (½ − τ, ½ + τ).
@@ -59,8 +61,6 @@ class Coin(ChunkedSequence):
         sign: int | None = None, random_bias: bool = False,
     ) -> None:
         self.n, self.horizon = check_sizes(n, horizon)
-        if n != 2:
-            raise InvalidArgumentError(f"the coin adversary has n = 2 experts, got n={n}")
         self.tau = coin_tau(horizon=horizon, tau=tau, K=K)
         self.sign = _sign(sign, rng)  # fixed before any cost is drawn
         random_bias = check_flag("random_bias", random_bias)
@@ -68,13 +68,17 @@ class Coin(ChunkedSequence):
         self.best = 1 if self.bias > 0.5 else 0  # the expert with the lower expected cost
 
     def sample_chunk(self, rng: np.random.Generator, start: int, stop: int) -> np.ndarray:
-        flips = (rng.random(stop - start) < self.bias).astype(np.float64)
-        return np.stack([flips, 1.0 - flips], axis=1)
+        out = np.ones((stop - start, self.n))  # experts 3.. cost 1: out of the game, as in coin-phases
+        out[:, 0] = (rng.random(stop - start) < self.bias).astype(np.float64)
+        out[:, 1] = 1.0 - out[:, 0]
+        return out
 
     def sample_sums(self, rng: np.random.Generator, starts: np.ndarray, stops: np.ndarray) -> np.ndarray:
         lengths = np.asarray(stops) - np.asarray(starts)
         heads = rng.binomial(lengths, self.bias).astype(np.float64)
-        return np.stack([heads, lengths - heads], axis=1)
+        out = np.repeat(lengths.astype(np.float64)[:, None], self.n, axis=1)
+        out[:, 0], out[:, 1] = heads, lengths - heads
+        return out
 
 
 class CoinPhases(ChunkedSequence):

@@ -34,8 +34,9 @@ def test_coin_draws_the_theorems_law_with_the_sign_fixed_first():
     assert all(0.4 < p < 0.6 for p in varied) and len(set(varied)) == 50
     sums = seq.sample_sums(np.random.default_rng(2), np.array([0, 100]), np.array([100, 350]))
     assert np.array_equal(sums.sum(axis=1), [100, 250])
-    with pytest.raises(InvalidArgumentError, match=r"the coin adversary has n = 2 experts, got n=3"):
-        replify.make_adversary("coin", n=3, horizon=10, seed=0, tau=0.1)
+    wide = replify.make_adversary("coin", n=4, horizon=50, seed=0, tau=0.1)  # n > 2: the others out, at cost 1
+    draw, sums = wide.sample(np.random.default_rng(3)), wide.sample_sums(np.random.default_rng(3), np.array([0]), np.array([50]))
+    assert np.array_equal(draw[:, 1], 1 - draw[:, 0]) and np.all(draw[:, 2:] == 1) and np.all(sums[0, 2:] == 50)
     with pytest.raises(InvalidArgumentError, match=r"tau must lie in \(0, 1/2\), got 0.625 from K=50"):
         replify.make_adversary("coin", n=2, horizon=1280, seed=0, K=50)
 
