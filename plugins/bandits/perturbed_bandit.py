@@ -50,8 +50,9 @@ learning rates η_j = ε_j·m (in block-mean units), each drawn afresh, and noni
 decision reads more pulls, so its ε is smaller). Hedge's bound with nonincreasing rates holds pathwise
 on the sequence ĉ_1, …, ĉ_{K−1}, c̄_K (the last block needs no estimate: no decision reads it); in
 expectation the learner pays ⟨p_j, c̄_j⟩ per step of a committed block (Σ⟨p_j, ĉ_j⟩ has that mean, ĉ_j
-being unbiased given p_j) and the comparator's estimated total has mean at least its true one
-(Jensen on the min). Block 1's arm e was chosen by no estimate: it costs at most B, Hedge's uniform
+being unbiased given p_j) and the best estimated total has mean at most the best true one,
+E min_a Σ_j ĉ_j(a) ≤ min_a Σ_j c̄_j(a) (Jensen on the min), so the bound on the estimates bounds the
+expected regret. Block 1's arm e was chosen by no estimate: it costs at most B, Hedge's uniform
 first weights at least 0, and their rate can be taken η_1 (the next block's), keeping the rates
 nonincreasing. With costs in [0, 1],
 

@@ -145,7 +145,7 @@ def _parameters(horizon: int, n: int, rho: float, given: tuple[int, ...] | None,
                             eps=tuple(float(e) for e in rates(np.array(sched), s, n=n, rho=rho)) if sched else ())
     bound = float(regret_bound(np.array(sched), np.array(base.eps_schedule), horizon=horizon, n=n)) if sched else float(horizon)
     return pc.CommitParams(**(attrs.asdict(base, recurse=False) | dict(
-        regret_bound=bound, regret_bound_formula="ln(n)/eps_last + sum_k eps_k L_k^2/8 (Hedge, nonincreasing rates)",
+        regret_bound=bound, regret_bound_formula="ln(n)/eps_last + sum_k eps_max(k,1) L_k^2/8 (Hedge, nonincreasing rates)",
         schedule_source=(f"least reference-prior model regret among schedules whose certified regret bound is within "
                          f"{BOUND_SLACK:g}x the least (race_hedge module docstring)"))))
 
