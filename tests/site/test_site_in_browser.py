@@ -12,6 +12,7 @@ Chromium comes from the system (Debian's `chromium`; .ci/run installs it where i
 Playwright's Python package, which downloads nothing here. The tests skip only when no Chromium
 binary is found; REPLIFY_CHROMIUM names one explicitly."""
 
+import contextlib
 import functools
 import http.server
 import os
@@ -24,6 +25,7 @@ from pathlib import Path
 from urllib.parse import unquote, urldefrag, urlsplit
 
 import pytest
+
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome")
@@ -92,10 +94,9 @@ INSPECT = r"""() => {
 }"""
 
 
-@pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    """The site, built as the tests build it, served on localhost; yields its base URL."""
-    out = tmp_path_factory.mktemp("site") / "site"
+@contextlib.contextmanager
+def served_site(out: Path):
+    """The site, built as the tests build it into ``out``, served on localhost; yields its base URL."""
     built = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(out)], cwd=ROOT,
                            check=False, capture_output=True, text=True, timeout=300,
                            env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})  # Material's notice, not a warning
@@ -128,13 +129,13 @@ def chromium():
     return binary
 
 
-@pytest.fixture(scope="module")
-def rendered(chromium, site):
-    """Every page rendered once in one browser: page -> what the reader's browser showed and did."""
+def render_all(chromium: str, out: Path) -> dict:
+    """Build and serve the site, render every page once in one browser: {"base": the URL served,
+    "pages": page -> what the reader's browser showed and did}."""
     from playwright.sync_api import sync_playwright
 
     results = {}
-    with sync_playwright() as pw:
+    with served_site(out) as site, sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=chromium, headless=True, args=CHROMIUM_ARGS)
         try:
             context = browser.new_context(viewport=VIEWPORT, service_workers="block")
@@ -142,7 +143,7 @@ def rendered(chromium, site):
                 results[page_name] = render(context, site, page_name)
         finally:
             browser.close()
-    return results
+    return {"base": site, "pages": results}
 
 
 def render(context, site: str, page_name: str) -> dict:
@@ -182,26 +183,23 @@ def render(context, site: str, page_name: str) -> dict:
             "cross_references": seen["crossReferences"]}
 
 
-@pytest.mark.parametrize("page_name", nav_pages())
-def test_page_renders_offline_fitting_its_column_with_typeset_mathematics(rendered, page_name):
-    assert rendered[page_name]["problems"] == []
-
-
-def test_pages_with_mathematics_typeset_it(rendered):
+def test_every_page_renders_offline_and_every_link_reaches_its_anchor(chromium, tmp_path):
+    # One test, so that the pages are rendered once (about 20 s) on whichever worker runs it: split over
+    # several tests, each worker that ran one would build the site and start a browser again.
+    rendered = render_all(chromium, tmp_path / "site")
+    site, pages = rendered["base"], rendered["pages"]
+    failures = [f"{page_name}: {problem}" for page_name, r in pages.items() for problem in r["problems"]]
     # the guard against a check that passes because MathJax never saw anything
-    assert rendered["certificates.md"]["math"] > 50 and rendered["wrapper.md"]["math"] > 10
-
-
-def test_links_within_the_site_reach_existing_anchors(rendered, site):
-    ids = {urldefrag(r["url"])[0]: r["ids"] for r in rendered.values()}
-    broken = []
-    for page_name, r in rendered.items():
+    if not (pages["certificates.md"]["math"] > 50 and pages["wrapper.md"]["math"] > 10):
+        failures.append(f"too little mathematics typeset: certificates.md {pages['certificates.md']['math']}, "
+                        f"wrapper.md {pages['wrapper.md']['math']}")
+    ids = {urldefrag(r["url"])[0]: r["ids"] for r in pages.values()}
+    for page_name, r in pages.items():
         for link in r["links"]:
             target, anchor = urldefrag(link)
-            if not target.startswith(site) or not anchor or target not in ids:
-                continue
-            if unquote(anchor) not in ids[target]:
-                broken.append(f"{page_name}: {link}")
-    assert broken == []
+            if target.startswith(site) and anchor and target in ids and unquote(anchor) not in ids[target]:
+                failures.append(f"{page_name}: a link to a missing anchor: {link}")
     # the docstrings' Sphinx roles became links (docs/griffe_sphinx_roles.py), checked above
-    assert rendered["api.md"]["cross_references"] > 40
+    if pages["api.md"]["cross_references"] <= 40:
+        failures.append(f"api.md: only {pages['api.md']['cross_references']} cross-references became links")
+    assert failures == []
