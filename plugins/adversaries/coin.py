@@ -1,12 +1,12 @@
 """The coin embedding of the lower bounds (paper §7, ``thm:lower_bound_n=2_vanilla_replicability_experts``).
 
 ``"coin"``: a 0–1 coin of bias ½ + sτ, with s = ±1 chosen once by the adversary's own
-stream (or given); the costs are c_t = (ĉ_t, 1 − ĉ_t), and with n > 2 experts the others cost 1 at
-every step (out of the game, as in ``coin-phases``) — the lower bound's instance is n = 2, and the
-larger n attack a certificate that charges every expert's drift while only two can lead. With s = +1 expert 2 (index 1) is the
-better one. τ is given, or comes from a regret level K as τ = K/(δT), δ = 1/16, as in the
-theorem's proof. ``random_bias=True`` is the variant the coin lemma's replicability condition
-needs: the bias is drawn once, uniformly in (½ − τ, ½ + τ).
+stream (or given); the costs are c_t = (ĉ_t, 1 − ĉ_t). With s = +1 expert 2 (index 1) is the
+better one. With n > 2 experts the others cost 1 at every step (out of the game, as in
+``coin-phases``): the lower bound's instance is n = 2, and a larger n attacks a certificate that
+charges every expert's drift while only two experts can lead. τ is given, or comes from a regret
+level K as τ = K/(δT), δ = 1/16, as in the theorem's proof. ``random_bias=True`` is the variant
+the coin lemma's replicability condition needs: the bias is drawn once, uniformly in (½ − τ, ½ + τ).
 
 ``"coin-phases"`` (n = 2^m, ``thm:lower_bound_vanilla_replicability_experts``): m phases of
 length T/m. In each, a coin between the two halves of the surviving experts (the first half

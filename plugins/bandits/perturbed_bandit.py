@@ -151,7 +151,12 @@ def _schedule(horizon: int, n: int, rho: float, blocks: int, explore: int, windo
     if decisions == 0:
         return (), 0.0, float(horizon)
     j = np.arange(decisions)  # decision j, at the end of block j, picks block j + 1's arm
-    read = j + 1 if window is None and restart is None else (np.minimum(j + 1, window) if window else j % restart + 1)
+    if window is not None:
+        read = np.minimum(j + 1, window)  # the last w blocks
+    elif restart is not None:
+        read = j % restart + 1  # the epoch's blocks so far
+    else:
+        read = j + 1  # every block so far
     eps = _read_eps(rho / decisions, explore, n, decisions)[read - 1]
     bound = float(np.sum(gumbel_bandit_bound(eps, explore * read.astype(np.float64), n)))
     epoch = restart or decisions + 1
@@ -169,10 +174,11 @@ def _schedule(horizon: int, n: int, rho: float, blocks: int, explore: int, windo
 
 
 def _best_restart(horizon: int, n: int, rho: float, blocks: int, explore: int, switches: int) -> tuple[float, int]:
-    """The least S-switch regret bound over the epoch lengths :data:`RESTARTS`, and its epoch length."""
-    size = -(-horizon // blocks)
-    played = -(-horizon // size)
-    return min((_schedule(horizon, n, rho, blocks, explore, None, w, switches)[2], w) for w in RESTARTS if w <= played)
+    """The least S-switch regret bound over the epoch lengths :data:`RESTARTS` that fit the blocks played
+    (one epoch of all of them when none does), and its epoch length."""
+    played = -(-horizon // -(-horizon // blocks))
+    lengths = [w for w in RESTARTS if w <= played] or [played]
+    return min((_schedule(horizon, n, rho, blocks, explore, None, w, switches)[2], w) for w in lengths)
 
 
 @functools.lru_cache(maxsize=128)
@@ -184,7 +190,7 @@ def _parameters(horizon: int, n: int, rho: float, blocks: int | None, explore: i
                  else (lambda k, m: _schedule(horizon, n, rho, k, m, window, restart, s)[2]))
     blocks, explore = exploration_schedule(horizon=horizon, n=n, blocks=blocks, explore=explore, objective=objective)
     if searching:
-        value, restart = _best_restart(horizon, n, rho, blocks, explore, s)
+        restart = _best_restart(horizon, n, rho, blocks, explore, s)[1]
     size = -(-horizon // blocks)
     eps, bound, regret = _schedule(horizon, n, rho, blocks, explore, window, restart, s)
     return PerturbedBanditParams(

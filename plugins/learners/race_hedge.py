@@ -38,7 +38,7 @@ at any rate; take its rate ε_1). Hedge on the blocks' cost vectors, which lie i
 (L_k = t_{k+1} − t_k, L_0 = t_1), with nonincreasing rates has regret at most the mix loss's ln n/η_last
 plus the mixability gaps, each at most η_k L_k²/8 by Hoeffding's lemma (de Rooij et al. 2014, Lemma 1):
 
-    E[regret] ≤ ln n/ε_{K−1} + Σ_{k=0}^{K−1} ε_{max(k,1)} L_k²/8        (``regret_bound``)
+    E[regret] ≤ ln n/ε_{K−1} + Σ_{k=0}^{K−1} ε_{max(k,1)} L_k²/8        (``regret_bound``, stated at most T)
 
 against every fixed sequence, hence in expectation against every oblivious adversary (and on iid
 costs for the pseudo-regret). The expectation is over the Gumbel draws, which the adversary does
@@ -143,11 +143,13 @@ def _parameters(horizon: int, n: int, rho: float, given: tuple[int, ...] | None,
     sched, s = best_schedule(horizon, n, rho, given, split)
     base = pc.commit_params(sched, s, horizon=horizon, n=n, rho=rho, overrides=overrides, algorithm=ALGORITHM,
                             eps=tuple(float(e) for e in rates(np.array(sched), s, n=n, rho=rho)) if sched else ())
-    bound = float(regret_bound(np.array(sched), np.array(base.eps_schedule), horizon=horizon, n=n)) if sched else float(horizon)
-    return pc.CommitParams(**(attrs.asdict(base, recurse=False) | dict(
-        regret_bound=bound, regret_bound_formula="ln(n)/eps_last + sum_k eps_max(k,1) L_k^2/8 (Hedge, nonincreasing rates)",
+    # stated at most T (costs in [0, 1]), as the formula exceeds it at small T or large n
+    bound = float(regret_bound(np.array(sched), np.array(base.eps_schedule), horizon=horizon, n=n)) if sched else horizon
+    return attrs.evolve(
+        base, regret_bound=min(bound, float(horizon)),
+        regret_bound_formula="min(T, ln(n)/eps_last + sum_k eps_max(k,1) L_k^2/8) (Hedge, nonincreasing rates)",
         schedule_source=(f"least reference-prior model regret among schedules whose certified regret bound is within "
-                         f"{BOUND_SLACK:g}x the least (race_hedge module docstring)"))))
+                         f"{BOUND_SLACK:g}x the least (race_hedge module docstring)"))
 
 
 class RaceHedge(pc.PerturbedCommit):

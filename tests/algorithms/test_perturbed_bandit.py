@@ -141,6 +141,9 @@ def test_restarts_read_their_epoch_and_bound_the_regret_against_a_switching_comp
     static_best, switching_best = min(at, T - at), 0.0
     tracking = r.pseudo_regret.mean() + static_best - switching_best
     assert 0.1 * T < tracking <= q.regret_bound and q.regret_bound / tracking < 4, (tracking, q.regret_bound)
+    # one block: no epoch length fits, and the search keeps one epoch (it raised ValueError from min())
+    one = replify.make("perturbed-bandit", n=2, horizon=1_000, seed=0, rho=0.1, blocks=1, explore=5, switches=1).params
+    assert one.blocks == 1 and one.regret_bound == 1_000
     with pytest.raises(InvalidArgumentError, match="give window= or restart=, not both"):
         replify.make("perturbed-bandit", n=3, horizon=1_000, seed=0, rho=0.1, window=2, restart=2)
     with pytest.raises(InvalidArgumentError, match="a window has none of"):

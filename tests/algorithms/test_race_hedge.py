@@ -123,6 +123,8 @@ def test_a_given_schedule_keeps_both_certificates():
     assert p.decisions == (100, 10_000, 50_000) and p.overrides == ("decisions", "split")
     assert np.all(np.diff(p.eps_schedule) <= 0.0) and p.replicability_bound <= 0.1 * (1 + 1e-12)
     assert p.replicability_bound < 0.05  # the lowered rates spend less than rho: said, not hidden
+    # costs lie in [0, 1]: the stated bound is at most T where the formula exceeds it (T = 2, n = 1000: 29 T)
+    assert replify.make("race-hedge", n=1_000, horizon=2, seed=0, rho=0.1).params.regret_bound == 2.0
 
 
 def test_the_certificate_survives_the_coin_and_it_learns():
