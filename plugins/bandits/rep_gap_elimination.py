@@ -118,10 +118,28 @@ class GapParams:
         return attrs.asdict(self)
 
 
-def charge(*, fresh: float, width: float) -> float:
+@attrs.frozen
+class PhaseModel:
+    """What a phased elimination with one threshold range per phase needs of its estimates: with
+    ``fresh`` samples in a phase (each arm's own pulls here; the size of a design for
+    ``rep-linear-elimination``), the radius ε = sqrt(``spread``·ln(2n/δ)/fresh) within which every
+    arm's estimate lies but with probability δ, the charge q = ``charge``/(sqrt(fresh)·w) of one arm
+    at its phase, and the gaps' scale ``top`` (a_p = top·r^{−p}; ranges capped at top). The
+    defaults are this module's: Hoeffding's radius and the Efron–Stein charge sqrt(5/2), costs in [0, 1]."""
+
+    spread: float = 0.5
+    charge: float = math.sqrt(2.5)
+    top: float = 1.0
+
+
+#: this module's estimates: each arm's mean of its own costs in [0, 1]
+HOEFFDING = PhaseModel()
+
+
+def charge(*, fresh: float, width: float, model: PhaseModel = HOEFFDING) -> float:
     """q_p = sqrt(5/2) / (sqrt(n_p)·w_p): one arm's charge at its phase, n_p the phase's own pulls
-    of each active arm (module docstring)."""
-    return math.sqrt(2.5) / (math.sqrt(fresh) * width)
+    of each active arm (module docstring); ``model.charge`` in place of sqrt(5/2) for other estimates."""
+    return model.charge / (math.sqrt(fresh) * width)
 
 
 def replicability_bound(*, n: int, deltas: Any, charges: Any) -> float:
@@ -130,37 +148,39 @@ def replicability_bound(*, n: int, deltas: Any, charges: Any) -> float:
     return float(2.0 * deltas.sum() + (n - 1) * (charges.max() if charges.size else 0.0))
 
 
-def _ranges(n: int, pulls: list[int], delta: float, ratio: float) -> tuple[list, list, list]:
+def _ranges(n: int, pulls: list[int], delta: float, ratio: float,
+            model: PhaseModel = HOEFFDING) -> tuple[list, list, list]:
     """ε_p, lo_p, hi_p for the phase ends ``pulls`` at failure probability ``delta`` per phase."""
     radii, lows, highs, prev, done = [], [], [], 0.0, 0
     for p, pulls_p in enumerate(pulls, start=1):
-        a = ratio**-p
-        eps = math.sqrt(math.log(2.0 * n / delta) / (2.0 * (pulls_p - done)))
+        a = model.top * ratio**-p
+        eps = math.sqrt(math.log(2.0 * n / delta) / ((pulls_p - done) / model.spread))
         done = pulls_p
         radii.append(eps)
         lows.append(a + 2.0 * eps)
-        highs.append(min(1.0, ratio * a) - 2.0 * prev)
+        highs.append(min(model.top, ratio * a) - 2.0 * prev)
         prev = eps
     return radii, lows, highs
 
 
-def _schedule(n: int, horizon: float, delta: float, ratio: float, target: float) -> list[int]:
+def _schedule(n: int, horizon: float, delta: float, ratio: float, target: float,
+              model: PhaseModel = HOEFFDING) -> list[int]:
     """The smallest N_1 < N_2 < … with w_p > 0 and q_p ≤ ``target``, while 2·N_p ≤ T."""
     out: list[int] = []
     prev_eps = 0.0
     log_term = math.log(2.0 * n / delta)
     for p in range(1, MAX_PHASES + 1):
-        a = ratio**-p
+        a = model.top * ratio**-p
 
         done = out[-1] if out else 0
 
         def fits(pulls: int) -> bool:
-            eps = math.sqrt(log_term / (2.0 * (pulls - done)))
-            width = min(1.0, ratio * a) - 2.0 * prev_eps - a - 2.0 * eps
+            eps = math.sqrt(log_term / ((pulls - done) / model.spread))
+            width = min(model.top, ratio * a) - 2.0 * prev_eps - a - 2.0 * eps
             # ε_p ≤ ε_{p−1} keeps the widened ranges disjoint; ε_p ≤ (1 − 1/r)·a_p/4 leaves the next
             # phase a range (hi_{p+1} = a_p − 2ε_p above lo_{p+1}), so a loose ρ still gets phases
             return (width > 0 and (not out or eps <= prev_eps) and eps <= (1.0 - 1.0 / ratio) * a / 4.0
-                    and charge(fresh=pulls - done, width=width) <= target)
+                    and charge(fresh=pulls - done, width=width, model=model) <= target)
 
         step = 1  # the phase's own pulls: doubled until they fit, then bisected
         while not fits(done + step):
@@ -177,19 +197,20 @@ def _schedule(n: int, horizon: float, delta: float, ratio: float, target: float)
         if 2 * low > horizon:
             return out
         out.append(low)
-        prev_eps = math.sqrt(log_term / (2.0 * (low - done)))
+        prev_eps = math.sqrt(log_term / ((low - done) / model.spread))
     return out
 
 
 @functools.lru_cache(maxsize=256)
-def _phases(n: int, reach: float, budget: float, ratio: float, target: float) -> tuple[tuple[int, ...], int]:
+def _phases(n: int, reach: float, budget: float, ratio: float, target: float,
+            model: PhaseModel = HOEFFDING) -> tuple[tuple[int, ...], int]:
     """δ_p = budget/P: the largest P whose schedule at that δ_p still has P phases, and that
     schedule (a larger P means a smaller δ_p, longer phases and fewer of them: the first P that
     fails ends the search). Cached: every pair of an evaluation builds the learner twice."""
     best: list[int] = []
     phases = 1
     for count in range(1, MAX_PHASES + 1):
-        found = _schedule(n, reach, budget / count, ratio, target)
+        found = _schedule(n, reach, budget / count, ratio, target, model)
         if len(found) < count:
             break
         best, phases = found[:count], count
@@ -212,18 +233,27 @@ def gap_parameters(
     if not share < 1.0:
         raise InvalidArgumentError(f"delta_share must be in (0, 1) (the share of rho spent on failures); got {share}")
     scale = 1.0 if pull_scale is None else check_positive("pull_scale", pull_scale)
+    return GapParams(horizon=horizon, n=n, rho=rho, ratio=r, delta_share=share, pull_scale=scale, overrides=overrides,
+                     **phase_schedule(horizon=horizon, n=n, rho=rho, ratio=r, share=share, scale=scale))
+
+
+def phase_schedule(*, horizon: float, n: int, rho: float, ratio: float, share: float, scale: float,
+                   model: PhaseModel = HOEFFDING) -> dict[str, Any]:
+    """The phase ends, threshold ranges, radii, failure probabilities, charges and bound of the
+    module docstring for estimates of the kind ``model`` says (``rep-linear-elimination`` brings its
+    own), ``pulls`` scaled by ``scale``; ``certified``: whether the bound is at most ρ."""
     target = (1.0 - share) * rho / (n - 1)
     # δ_p = share·ρ/(2P); the unscaled schedule whose scaled phases fit the horizon
-    best, phases = _phases(n, horizon / scale, share * rho / 2.0, r, target)
+    best, phases = _phases(n, horizon / scale, share * rho / 2.0, ratio, target, model)
     delta = share * rho / (2.0 * phases)
     pulls: list[int] = []
     for v in best:  # shortened, and still increasing
         pulls.append(max(math.ceil(v * scale), pulls[-1] + 1 if pulls else 1))
     # the thresholds are the full schedule's; the radii and charges are those of the phases played
-    _, lows, highs = _ranges(n, list(best), delta, r)
-    radii = _ranges(n, pulls, delta, r)[0]
+    _, lows, highs = _ranges(n, list(best), delta, ratio, model)
+    radii = _ranges(n, pulls, delta, ratio, model)[0]
     fresh = np.diff(np.concatenate([[0], pulls]))
-    charges = [charge(fresh=float(v), width=h - lo) for v, lo, h in zip(fresh, lows, highs)]
+    charges = [charge(fresh=float(v), width=h - lo, model=model) for v, lo, h in zip(fresh, lows, highs)]
     # the derivation needs lo_p > 2 eps_p and the widened ranges (lo_p - 2 eps_p, hi_p + 2 eps_p)
     # disjoint: a shortened schedule whose radii break either certifies nothing
     left = [lo - 2.0 * e for lo, e in zip(lows, radii)]
@@ -232,11 +262,9 @@ def gap_parameters(
         charges = [math.inf] * len(pulls)
     deltas = [delta] * len(pulls)
     bound = replicability_bound(n=n, deltas=deltas, charges=charges)
-    return GapParams(
-        horizon=horizon, n=n, rho=rho, ratio=r, delta_share=share, pull_scale=scale, pulls=tuple(pulls),
-        lows=tuple(lows), highs=tuple(highs), radii=tuple(radii), deltas=tuple(deltas), charges=tuple(charges),
-        rho_bound=bound, certified=bound <= rho * (1 + 1e-12), overrides=overrides,
-    )
+    return {"pulls": tuple(pulls), "lows": tuple(lows), "highs": tuple(highs), "radii": tuple(radii),
+            "deltas": tuple(deltas), "charges": tuple(charges), "rho_bound": bound,
+            "certified": bound <= rho * (1 + 1e-12)}
 
 
 class RepGapElimination(RepElimination):

@@ -293,8 +293,9 @@ def check_remaining(t: int, rows: int, horizon: int) -> None:
 
 
 def check_action(action: Any, *, n: int, problem: str, step: int, source: str) -> Any:
-    """An experts action is an ``int`` in ``[0, n)``; an OLO action a finite vector of shape ``(n,)``."""
-    if problem == "experts":
+    """An experts (or contextual) action is an ``int`` in ``[0, n)``; an OLO action a finite vector
+    of shape ``(n,)``."""
+    if problem in ("experts", "contextual"):
         if isinstance(action, bool) or not isinstance(action, numbers.Integral) or not 0 <= action < n:
             raise ActionError(
                 f"{source} returned action {action!r} at step {step}; "

@@ -17,6 +17,7 @@ from replify.engine.declarations import declared_bounds, declared_pieces
 from replify.engine.lanes import _Lanes
 from replify.errors import ActionError, CostError, InvalidArgumentError
 from replify.components.bandits import is_bandit
+from replify.components.contextual import is_contextual
 
 
 def cycle_learners(learners: list, seq: Any, domain: Any, horizon: int) -> tuple[bool, str]:
@@ -37,7 +38,7 @@ def cycle_learners(learners: list, seq: Any, domain: Any, horizon: int) -> tuple
     if not callable(getattr(seq, "sample_sums", None)):
         return False, f"{name} has no sample_sums(rng, starts, stops)"
     bounds = declared_bounds(seq)
-    if domain is not None:
+    if domain is not None and not (domain.low == -math.inf and domain.high == math.inf and not domain.l1):  # any real cost
         if bounds is None:
             return False, f"{name} declares no cost_bounds, so its costs may fall outside the learner's {domain.describe()}"
         if not (domain.low <= bounds[0] and bounds[1] <= domain.high):
@@ -72,8 +73,10 @@ def _cycle_lane(state: _Lanes, i: int) -> list[tuple[int, int, np.ndarray]]:
     bounds = None if declared is None else (float(declared[0]), float(declared[1]))
     batches: list[tuple[int, int, np.ndarray]] = []
     paid, cum, counts, expected, t = 0.0, np.zeros(n), np.zeros(n), 0.0, 0
+    # a contextual learner is shown the fixed contexts (docs/contextual.md)
+    context = getattr(state.seq, "fixed_contexts", None) if is_contextual(lr) else None
     while t < horizon:
-        got = lr.next_cycle()
+        got = lr.next_cycle() if context is None else lr.next_cycle(context)
         if not (isinstance(got, (tuple, list)) and len(got) == 2):
             raise InvalidArgumentError(f"{name}.next_cycle() at step {t + 1} must return (arms, length); got {got!r}")
         arms, length = np.asarray(got[0]), got[1]

@@ -13,6 +13,7 @@ from replify.engine import limits
 from replify.engine.outcomes import accumulate
 from replify.errors import ActionError, CostError, InvalidArgumentError
 from replify.components.bandits import BanditFeed
+from replify.components.contextual import varying_contexts
 from replify.components.blocks import BlockLearner, reduce_from
 
 
@@ -45,7 +46,15 @@ class _Lanes:
         # An adversary whose costs are all integers (0/1 Bernoulli costs) lets sums over time be
         # taken in any order, with BLAS: they are exact, so the same floats as adding in order.
         self.any_order = bool(getattr(seq, "integer_costs", False))
-        self.problem = getattr(learners[0], "problem", "experts")
+        problem = getattr(learners[0], "problem", "experts")
+        # a contextual learner picks one of n arms: accounted as experts are (docs/contextual.md)
+        self.contextual = problem == "contextual"
+        self.problem = "experts" if self.contextual else problem
+        # On an adversary whose contexts change (the contextual path): what the best policy (the
+        # arm of least expected cost given each step's context) paid on these draws, and its
+        # expected cost — the comparator of regret and pseudo-regret there; None elsewhere.
+        self.policy_paid: np.ndarray | None = None
+        self.expected_best: np.ndarray | None = None
         self.action_set = getattr(learners[0], "action_set", None) or action_set
         lanes = len(learners)
         pairs = lanes // 2
@@ -58,7 +67,8 @@ class _Lanes:
         # An adversary that knows its means (expected_sums): each lane's expected cost of the
         # actions it played, for the pseudo-regret against the best mean.
         expected = getattr(seq, "expected_sums", None)
-        self.expected_sums = expected if callable(expected) and self.problem == "experts" else None
+        # (contexts that change bring each step's means along: the contextual path takes them there)
+        self.expected_sums = expected if callable(expected) and self.problem == "experts" and not varying_contexts(seq) else None
         self.expected_paid = np.zeros(lanes)
         self.edges = np.unique(np.linspace(0, horizon, limits.CURVE_BINS + 1).round().astype(np.int64))
         self.curve = np.zeros(self.edges.size - 1)
@@ -186,7 +196,8 @@ class _Lanes:
             return
         length = (np.asarray(stops) - np.asarray(starts)).astype(np.float64)[None, :, None]
         slack = 1e-9 * np.maximum(length, 1.0)
-        ok = np.isfinite(sums) & (sums >= d.low * length - slack) & (sums <= d.high * length + slack)
+        low, high = _sum_bounds(d, length)
+        ok = np.isfinite(sums) & (sums >= low - slack) & (sums <= high + slack)
         ok = ok.all(axis=-1)
         if d.l1:
             ok &= np.abs(sums).sum(axis=-1) <= length[..., 0] * (1.0 + L1_SLACK) + slack[..., 0]
@@ -237,7 +248,8 @@ class _Lanes:
         if d is not None:  # an expected sum of costs in the domain lies where such sums do (the report relies on it)
             length = (np.asarray(stops) - np.asarray(starts)).astype(np.float64)[:, None]
             slack = 1e-9 * np.maximum(length, 1.0) * max(1.0, abs(d.low), abs(d.high))
-            bad = ~((mean >= d.low * length - slack) & (mean <= d.high * length + slack)).all(axis=1)
+            low, high = _sum_bounds(d, length)
+            bad = ~((mean >= low - slack) & (mean <= high + slack)).all(axis=1)
             if bad.any():
                 k = int(np.argmax(bad))
                 raise CostError(
@@ -248,14 +260,15 @@ class _Lanes:
 
     def account_segments(
         self, actions: np.ndarray, lengths: np.ndarray, starts: np.ndarray, pair: int | None = None,
-        expected: bool = True,
+        expected: bool = True, same: np.ndarray | None = None,
     ) -> None:
         """Agreement of the two runs of every pair over segments (steps or blocks) of the given
         ``lengths`` starting at steps ``starts`` (0-based), with ``actions`` per lane and segment.
         With ``pair``, ``actions`` holds that pair's two lanes only, over segments of any lengths
         (the segment path: its disagreement is spread over every step of a segment).
         ``expected=False``: the caller accounts the expected costs itself (the block path does,
-        by whole blocks, since its segments here are pieces cut by chunks)."""
+        by whole blocks, since its segments here are pieces cut by chunks). ``same`` (pairs,
+        segments): whether each pair's two runs agree, when the caller judges it (by policies)."""
         lanes = actions.shape[0]
         sel = slice(None) if pair is None else slice(pair, pair + 1)
         lane_sel = slice(None) if pair is None else slice(2 * pair, 2 * pair + 2)
@@ -272,7 +285,8 @@ class _Lanes:
             stops = (starts + lengths).astype(np.int64)
             self.account_expected(actions[:, live], starts[live], stops[live], lanes=lane_sel)
         a, b = actions[0::2], actions[1::2]
-        same = a == b if self.problem == "experts" else (a == b).all(axis=-1)
+        if same is None:  # given: the contextual path compares the runs' policies
+            same = a == b if self.problem == "experts" else (a == b).all(axis=-1)
         self.agree[sel] += (same * lengths).sum(axis=1)
         # Spread each segment's agreeing pairs over the time bins it overlaps: F(e), the agreeing
         # pair-steps before step e, at every bin edge (segments are contiguous and in time order;
@@ -369,6 +383,8 @@ class _Lanes:
         return self.curve_paid - self.curve_best
 
     def regrets(self) -> np.ndarray:
+        if self.policy_paid is not None:  # contexts that change: against the best policy
+            return self.paid - self.policy_paid
         if self.problem == "experts":
             best = self.cum.min(axis=1)
         elif self.action_set is None:
@@ -382,6 +398,8 @@ class _Lanes:
 
     def pseudo_regrets(self) -> np.ndarray | None:
         """Experts, on an adversary that knows its means: Σ_t μ_t(a_t) − min_a Σ_t μ_t(a)."""
+        if self.expected_best is not None:  # contexts that change: against the best policy's expected cost
+            return self.expected_paid - self.expected_best
         if self.expected_sums is None:
             return None
         best = float(np.min(self._expected_sums(np.array([0]), np.array([self.horizon]))[0]))
@@ -392,7 +410,17 @@ class _Lanes:
         on these very draws — the average expert's total cost minus the best one's."""
         if self.problem != "experts":
             return None
+        if self.policy_paid is not None:
+            return self.cum.mean(axis=1) - self.policy_paid
         return self.cum.mean(axis=1) - self.cum.min(axis=1)
+
+
+def _sum_bounds(d: CostDomain, length: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The least and largest sums of ``length`` costs in the domain's box: L·low and L·high, and 0
+    for an empty segment whatever the bounds (an infinite bound times 0 would be NaN)."""
+    empty = np.zeros_like(length)
+    return (np.multiply(d.low, length, out=empty.copy(), where=length > 0),
+            np.multiply(d.high, length, out=empty, where=length > 0))
 
 
 def _check_decided(decided: np.ndarray, n: int, problem: str, source: str = "learners",

@@ -1,5 +1,5 @@
-"""The paths a group of lanes runs on: per step, block sums, segments, and pair by pair for
-whole-sequence adversaries; and how one lane plays one chunk (its bandit feed, mixed strategies)."""
+"""The paths a group of lanes runs on: per step, block sums, segments, pair by pair for
+whole-sequence adversaries, and contexts that change (contextual bandits); and how one lane plays one chunk (its bandit feed, mixed strategies)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,8 @@ from replify.engine.lanes import _Lanes, _check_decided
 from replify.engine.outcomes import accumulate, step_costs
 from replify.errors import ActionError, CostError, InvalidArgumentError
 from replify.components.bandits import BanditFeed, LaneFeed, is_bandit, lane_form
+from replify.components.contextual import (ContextFeed, ContextLaneFeed, contextual_lane_form, is_contextual,
+                                          varying_contexts)
 from replify.components.blocks import block_ends, fold_blocks, reduce_from
 from replify.components.mixtures import sample_by_inversion
 
@@ -348,3 +350,90 @@ def _pair_by_pair(state: _Lanes, sums: bool, budget: int) -> None:
 
 
 # -- batched bandit learners on an iid adversary: block sums ------------------------------------
+
+
+def _draw_contexts(state: _Lanes, t0: int, t1: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every lane's contexts (lanes, L, n, d), costs and means (lanes, L, n) for steps t0+1..t1,
+    each from the lane's own generator, checked: shapes, finite contexts and means, costs in the
+    learner's domain."""
+    lanes, n, rows = len(state.rngs), state.n, t1 - t0
+    d = int(state.seq.d)
+    contexts, costs, means = np.empty((lanes, rows, n, d)), np.empty((lanes, rows, n)), np.empty((lanes, rows, n))
+    source = f"the adversary's sample_contexts(rng, {t0}, {t1})"
+    for i, rng in enumerate(state.rngs):
+        got = state.seq.sample_contexts(rng, t0, t1)
+        if not (isinstance(got, tuple) and len(got) == 3):
+            raise CostError(f"{source} must return (contexts, costs, means); got {type(got).__name__}")
+        x, c, m = (as_float_array(f"{source}[{k}]", v) for k, v in enumerate(got))
+        if x.shape != (rows, n, d) or c.shape != (rows, n) or m.shape != (rows, n):
+            raise CostError(f"{source} must return contexts of shape {(rows, n, d)} and costs and means of shape "
+                            f"{(rows, n)}; got {x.shape}, {c.shape} and {m.shape}")
+        if not (np.isfinite(x).all() and np.isfinite(m).all()):
+            raise CostError(f"{source} returned contexts or means that are not finite")
+        contexts[i], costs[i], means[i] = x, c, m
+    state.check_rows(costs, t0)
+    return contexts, costs, means
+
+
+def _contextual(state: _Lanes, budget: int) -> None:
+    """An adversary whose contexts change (docs/contextual.md): every lane's contexts, costs and
+    means drawn chunk by chunk from its own generator; contextual learners see each step's context
+    (in lanes when their class offers it), other learners play as on the per-step path. Regret and
+    pseudo-regret are against the best policy — at each step the arm of least expected cost given
+    its context — on these very draws; a pair's runs are compared by their policies when the
+    learner names them (``policy()``), else by their arms."""
+    lanes, n, horizon = len(state.learners), state.n, state.horizon
+    d = int(state.seq.d)
+    rows = max(1, budget // (lanes * n * (d + 3) * 8))
+    contextual = is_contextual(state.learners[0])
+    form = contextual_lane_form(state.learners) if contextual else lane_form(state.learners)
+    feed = None if form is None else (ContextLaneFeed(form, n) if contextual else LaneFeed(form, n))
+    cfeeds = [ContextFeed(lr, n) for lr in state.learners] if contextual and feed is None else None
+    # Fixed contexts (a linear bandit): regret against the best fixed arm, as on every other path;
+    # contexts that change: against the best policy.
+    changing = varying_contexts(state.seq)
+    if changing:
+        state.policy_paid, state.expected_best = np.zeros(lanes), np.zeros(lanes)
+        state.expected_sums = None  # the means come with each step's context
+    rows_of = np.arange(lanes)[:, None]
+    for t0 in range(0, horizon, rows):
+        t1 = min(horizon, t0 + rows)
+        contexts, costs, means = _draw_contexts(state, t0, t1)
+        policies, paid = None, None
+        if contextual and feed is not None:
+            actions, policies = feed.play(contexts, costs, t0, True)
+        elif contextual:
+            played = [cfeeds[i].play(contexts[i], costs[i], t0, True) for i in range(lanes)]
+            actions = np.stack([a for a, _ in played])
+            if all(p is not None for _, p in played):
+                policies = np.stack([p for _, p in played])
+        elif feed is not None:
+            actions, paid = feed.play(costs, t0)
+        else:  # a mixed strategy pays its expected cost, as on the per-step path
+            played = [_play(state, i, costs[i], t0) for i in range(lanes)]
+            actions, paid = np.stack([a for a, _ in played]), np.stack([p for _, p in played])
+        steps = np.arange(t1 - t0)
+        if paid is None:
+            paid = costs[rows_of, steps, actions]
+        if changing:
+            star = np.argmin(means, axis=-1)  # the best policy's arm (lowest index among ties)
+            best_paid = costs[rows_of, steps, star]
+            inside = state.checkpoints[(state.checkpoints > t0) & (state.checkpoints <= t1)]
+            if inside.size:
+                k = np.searchsorted(state.checkpoints, inside)
+                running = np.cumsum(np.concatenate([state.paid[:, None], paid], axis=1), axis=1)
+                state.curve_paid[:, k] = running[:, inside - t0]
+                running = np.cumsum(np.concatenate([state.policy_paid[:, None], best_paid], axis=1), axis=1)
+                state.curve_best[:, k] = running[:, inside - t0]
+            state.policy_paid = accumulate(state.policy_paid, best_paid)
+            state.expected_best = accumulate(state.expected_best, means.min(axis=-1))
+        else:
+            state.checkpoints_inside(t0, t1, state.paid, paid, state.cum, costs)
+        if changing or state.expected_sums is not None:
+            state.expected_paid = accumulate(state.expected_paid, means[rows_of, steps, actions])
+        state.set_cum(reduce_from(costs, state.cum, state.any_order), t1)
+        same = None
+        if policies is not None:
+            same = (policies[0::2] == policies[1::2]).all(axis=-1)
+        state.paid = accumulate(state.paid, paid)
+        state.account_segments(actions, np.ones(t1 - t0), np.arange(t0, t1), expected=False, same=same)

@@ -25,6 +25,11 @@ bounded whatever the horizon:
   run one after the other, each lane alone, and the two runs are compared over the union of
   their segment boundaries. Exact in law, as the block-sum path; on the same costs it gives the
   per-step path's results exactly (tested).
+* **contextual path** — on an adversary that shows contexts (``sample_contexts``; docs/contextual.md)
+  and for any contextual learner that is not on the block-sum path: every lane's contexts, costs and
+  means drawn chunk by chunk, the learners stepped (in lanes when they offer it) on each step's
+  context. Where the contexts change from step to step, every learner plays here, and regret is
+  against the best policy on the same draws.
 * **whole-sequence adversaries** — one with only ``sample(rng)`` runs one pair at a time: block
   learners fold each lane's draw slice by slice (whole numbers summed with BLAS, exactly), other
   learners are played lane by lane (the pair-by-pair path); a lane's draw is freed as soon as it
@@ -47,12 +52,13 @@ import numpy as np
 
 from replify.base.checks import CostDomain, check_learner
 from replify.components.bandits import is_bandit, offers_lanes
+from replify.components.contextual import is_contextual, shows_contexts, varying_contexts
 from replify.engine import limits
 from replify.engine.declarations import AUDIT_SLOT, audit
 from replify.engine.lanes import _Lanes, _block_class
 from replify.engine.outcomes import Outcomes
 from replify.engine.cycles import cycle_learners, _cycles
-from replify.engine.paths import _fast, _pair_by_pair, _per_step, _segment_learners
+from replify.engine.paths import _contextual, _fast, _pair_by_pair, _per_step, _segment_learners
 from replify.errors import InvalidArgumentError, ReplifyWarning
 from replify.base.randomness import DATA, INTERNAL, MIXED, child
 
@@ -121,12 +127,21 @@ def _simulate(
                 rngs.append(np.random.default_rng(child(root, DATA, k, side)))
                 # a mixed strategy's draws: one stream per pair, the same for its two runs (part of R)
                 samplers.append(np.random.default_rng(child(root, INTERNAL, k, MIXED)))
-        block_cls = _block_class(learners)
+        contextual = is_contextual(learners[0])
+        if contextual and not shows_contexts(seq):
+            raise InvalidArgumentError(
+                f"{type(learners[0]).__name__} is a contextual learner (problem='contextual'): it needs an adversary that "
+                f"shows contexts (sample_contexts: linear-gaussian, linear-bernoulli, classification-bandit, ...); got "
+                f"{type(seq).__name__}"
+            )
+        # Contexts that change: every learner plays on the contextual path (regret against the best policy).
+        changing = varying_contexts(seq)
+        block_cls = None if changing else _block_class(learners)
         state = _Lanes(learners, rngs, seq, samplers=samplers, n=n, horizon=horizon, action_set=action_set,
                        block=learners[0].block_size if block_cls is not None else None,
                        domain=getattr(learners[0], "domain", None) or domain)
-        segmented = block_cls is None and _segment_learners(learners)
-        cycles, why = (False, "") if block_cls is not None or segmented else \
+        segmented = block_cls is None and not changing and _segment_learners(learners)
+        cycles, why = (False, "") if block_cls is not None or segmented or changing else \
             cycle_learners(learners, seq, state.domain, horizon)
         can_fast = ((block_cls is not None or segmented) and callable(getattr(seq, "sample_sums", None))) or cycles
         if fast_path and not can_fast:
@@ -149,7 +164,9 @@ def _simulate(
             audited = True
         if block_cls is not None:
             state.start_blocks()
-        if use_fast and cycles:
+        if changing or (contextual and not (use_fast and cycles)):
+            _contextual(state, budget)
+        elif use_fast and cycles:
             _cycles(state)
         elif use_fast and segmented:
             _pair_by_pair(state, True, budget)

@@ -13,7 +13,7 @@ import numpy as np
 from replify.base.checks import CostDomain
 from replify.errors import InvalidArgumentError, LearnerProtocolError
 
-Problem = Literal["experts", "olo"]
+Problem = Literal["experts", "olo", "contextual"]
 Norm = Literal["linf", "l1"]
 Guarantee = Literal["adversarial", "iid"]
 Feedback = Literal["full", "bandit"]
@@ -109,7 +109,10 @@ def _qualname(factory: Any) -> str:
 class LearnerSpec:
     """A registered learner.
 
-    Only ``name``, ``factory`` and ``problem`` are required. ``factory(*, n, horizon, rng,
+    Only ``name``, ``factory`` and ``problem`` are required. ``problem`` is ``"experts"`` (pick one
+    of n experts or arms), ``"olo"`` (online linear optimisation over an action set) or
+    ``"contextual"`` (see a context — a feature vector per arm — before picking an arm, with bandit
+    feedback: :mod:`replify.components.contextual`, docs/contextual.md). ``factory(*, n, horizon, rng,
     **params)`` builds the learner. ``norm`` and ``cost_range`` say which cost vectors it
     expects: entries in ``cost_range`` (``(0, 1)`` or ``(-1, 1)``), and ℓ1 norm at most 1
     when ``norm == "l1"``. ``guarantee`` is its replicability guarantee (``"adversarial"``,
@@ -127,7 +130,7 @@ class LearnerSpec:
 
     name: str = attrs.field(validator=_name)
     factory: Callable[..., Any] = attrs.field(validator=_callable)
-    problem: Problem = attrs.field(validator=_one_of("experts", "olo"))
+    problem: Problem = attrs.field(validator=_one_of("experts", "olo", "contextual"))
     norm: Norm = attrs.field(default="linf", kw_only=True, validator=_one_of("linf", "l1"))
     cost_range: tuple[float, float] = attrs.field(default=(0.0, 1.0), kw_only=True, converter=_cost_range)
     guarantee: Guarantee | None = attrs.field(
@@ -154,6 +157,11 @@ class LearnerSpec:
     #: neither.
     enforces: frozenset[str] = attrs.field(default=frozenset(), kw_only=True, converter=frozenset,
                                            validator=lambda self, a, v: _subset(a, v, ENFORCEABLE))
+
+    def __attrs_post_init__(self) -> None:
+        if self.problem == "contextual" and self.feedback != "bandit":
+            raise InvalidArgumentError(f"learner {self.name!r}: a contextual learner sees the played arm's cost only, so "
+                                       f"it registers feedback='bandit'; got feedback={self.feedback!r}")
 
     def __repr__(self) -> str:
         kind = f"{self.guarantee}-replicable" if self.guarantee else "not replicable"

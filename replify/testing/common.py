@@ -12,6 +12,7 @@ from replify.base.checks import check_int
 from replify.base.checks import check_learner as check_protocol
 from replify.errors import ArgumentTypeError, ReplifyWarning
 from replify.components.bandits import is_bandit
+from replify.components.contextual import is_contextual
 from replify.plugins.registry import registry
 from replify.plugins.specs import AdversarySpec, LearnerSpec
 
@@ -56,10 +57,33 @@ def _build(spec: Any, seed: int, horizon: int | None = None) -> tuple[Any, int, 
     return learner, n, horizon
 
 
+#: The dimension of the contexts the checks show contextual learners.
+CHECK_D = 3
+
+
+def check_contexts(n: int, steps: int | None = None, seed: int = 99) -> np.ndarray:
+    """Contexts for the checks: n feature vectors of dimension :data:`CHECK_D` in the unit ball —
+    one (n, d) context (``steps=None``: fixed, a linear bandit) or (steps, n, d), one per step."""
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(-1.0, 1.0, size=(n, CHECK_D) if steps is None else (steps, n, CHECK_D))
+    return x / np.sqrt(CHECK_D)
+
+
+def _act(learner: Any, n: int) -> Any:
+    """``act()``, or for a contextual learner ``act(context)`` with the checks' fixed context."""
+    return learner.act(check_contexts(n)) if is_contextual(learner) else learner.act()
+
+
+def _context_arg(learner: Any, n: int) -> tuple:
+    """The arguments of a batched form's call: the fixed context for a contextual learner, none else."""
+    return (check_contexts(n),) if is_contextual(learner) else ()
+
+
 def _step(learner: Any, cost: np.ndarray) -> Any:
     """One step of the protocol the learner declares: act(), then update(c) — or, for a bandit
-    learner, update(a, c[a]) with the arm it played. Returns the action."""
-    action = np.array(learner.act(), copy=True)
+    learner, update(a, c[a]) with the arm it played (a contextual learner acts on the checks'
+    fixed context). Returns the action."""
+    action = np.array(_act(learner, cost.shape[0]), copy=True)
     if is_bandit(learner):
         learner.update(int(action), float(cost[int(action)]))
     else:

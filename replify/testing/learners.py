@@ -15,11 +15,13 @@ from replify.base.checks import check_action, check_feedback, check_int, check_r
 from replify.base.checks import check_learner as check_protocol
 from replify.errors import ActionError, InvalidArgumentError, ReplifyWarning
 from replify.components.bandits import is_bandit, lane_form
+from replify.components.contextual import contextual_lane_form, is_contextual
 from replify.plugins.registry import registry
 from replify.plugins.specs import ENFORCEABLE, AdversarySpec, LearnerSpec
 from replify.sources import learner_arg
 from replify.testing.common import (
-    CHECK_HORIZON, CHECK_N, LANE_CHECK_HORIZON, _build, _costs, _enforces, _step, named_spec,
+    CHECK_HORIZON, CHECK_N, LANE_CHECK_HORIZON, _act, _build, _context_arg, _costs, _enforces, _step, check_contexts,
+    named_spec,
 )
 
 
@@ -120,7 +122,7 @@ def check_bandit_batches_equal_stepping(spec: Any) -> None:
     stepped = [int(_step(stepper, c)) for c in costs]
     played: list[int] = []
     while len(played) < horizon:
-        arms = np.asarray(learner.next_batch())
+        arms = np.asarray(learner.next_batch(*_context_arg(learner, n)))
         assert arms.ndim == 1 and 1 <= arms.size <= horizon - len(played), \
             f"{spec.name}: next_batch() after {len(played)} steps gave {arms.size} arms"
         t = len(played)
@@ -143,20 +145,32 @@ def check_lanes_equal_stepping(spec: Any) -> None:
     # mixes the lanes' streams shows only then)
     horizon = max(horizon, LANE_CHECK_HORIZON)
     lanes = 6
-    costs = []
+    contextual = is_contextual(probe)
+    costs, contexts = [], []
     for i in range(lanes):  # fractional costs, and 0/1 costs (their own branch in some learners)
         c = _costs(spec, n, horizon, 40 + i)
         costs.append(np.round(c) if i % 2 else c)
+        # contextual learners: contexts that change at every step, each lane its own
+        contexts.append(check_contexts(n, horizon, seed=60 + i) if contextual else None)
     stepped = []
     for i in range(lanes):
         learner, _, _ = _build(spec, 30 + i, horizon)
-        stepped.append([int(_step(learner, c)) for c in costs[i]])
+        if contextual:
+            played = []
+            for t in range(horizon):
+                a = int(learner.act(contexts[i][t]))
+                learner.update(a, float(costs[i][t, a]))
+                played.append(a)
+            stepped.append(played)
+        else:
+            stepped.append([int(_step(learner, c)) for c in costs[i]])
     for group in (list(range(lanes)), [3, 0], [4]):
-        form = lane_form([_build(spec, 30 + i, horizon)[0] for i in group])  # the engine's own call and checks
+        built = [_build(spec, 30 + i, horizon)[0] for i in group]
+        form = contextual_lane_form(built) if contextual else lane_form(built)  # the engine's own call and checks
         if form is None:  # the class declines (a subclass that steps its own way): the engine steps it alone
             return
         for t in range(horizon):
-            arms = np.asarray(form.act())
+            arms = np.asarray(form.act(np.stack([contexts[i][t] for i in group])) if contextual else form.act())
             assert arms.shape == (len(group),) and arms.dtype.kind in "iu", \
                 f"{spec.name}: the lanes' act() at step {t + 1} gave {arms!r}, not one integer arm per lane"
             want = [stepped[i][t] for i in group]
@@ -179,7 +193,7 @@ def check_cycles_equal_stepping(spec: Any) -> None:
     stepped = np.array([int(_step(stepper, c)) for c in costs], dtype=np.int64)
     t = 0
     while t < horizon:
-        arms, length = learner.next_cycle()
+        arms, length = learner.next_cycle(*_context_arg(learner, n))
         arms = np.asarray(arms)
         assert arms.ndim == 1 and arms.size and 1 <= int(length) <= horizon - t, \
             f"{spec.name}: next_cycle() after {t} steps gave {arms!r} for {length!r} steps"
@@ -200,7 +214,7 @@ def check_actions_valid(spec: Any) -> None:
     check_protocol(learner, source=f"{spec.name}'s factory")
     mixed = bool(getattr(learner, "mixed", False))
     for t, c in enumerate(_costs(spec, n, horizon, 19)):
-        action = learner.act()
+        action = _act(learner, n)
         try:
             if mixed:
                 p = check_action(action, n=n, problem="olo", step=t + 1, source=f"{spec.name}: act()")

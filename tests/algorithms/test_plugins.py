@@ -175,7 +175,7 @@ def test_builtins_are_registered_through_the_entry_point_group():
     [
         (dict(name="", factory=RandomHedge, problem="experts"), "name must be a non-empty string"),
         (dict(name="x", factory=3, problem="experts"), "factory must be callable, got 3"),
-        (dict(name="x", factory=RandomHedge, problem="bandits"), r"problem must be one of \('experts', 'olo'\), got 'bandits'"),
+        (dict(name="x", factory=RandomHedge, problem="bandits"), r"problem must be one of \('experts', 'olo', 'contextual'\), got 'bandits'"),
         (dict(name="x", factory=RandomHedge, problem="olo", cost_range=(0, 2)), r"cost_range must be \(0, 1\) or \(-1, 1\)"),
         (dict(name="x", factory=RandomHedge, problem="olo", guarantee="strong"), "guarantee must be one of"),
     ],

@@ -1,0 +1,433 @@
+"""Contextual and linear bandits: before each step the adversary shows a context — a feature
+vector per arm — and the learner, seeing it, picks an arm and then observes that arm's cost only
+(docs/contextual.md).
+
+**The adversary's side.** An adversary that shows contexts has, beside ``n`` and ``horizon``,
+
+- ``d``: the dimension of an arm's feature vector;
+- ``sample_contexts(rng, start, stop) -> (contexts, costs, means)``: steps start+1..stop, drawn
+  together — ``contexts`` (L, n, d) (row a of a step: arm a's features), ``costs`` (L, n) and
+  ``means`` (L, n), each arm's expected cost given that step's context (for the pseudo-regret).
+  Consecutive chunks from one generator are one draw, as for ``sample_chunk``;
+- ``fixed_contexts``: the (n, d) features when the context never changes (a linear bandit with a
+  finite action set), else ``None``. Such an adversary is an ordinary iid (or piecewise iid)
+  bandit adversary too — ``sample_chunk``, ``sample_sums``, ``expected_sums`` — so every learner
+  runs on it, on every path of the engine.
+
+The two runs of a pair draw from two independent streams: they see independent contexts as well as
+independent costs. Replicability is over the data, contexts included.
+
+**The learner's side.** A contextual learner declares ``problem = "contextual"`` and
+``feedback = "bandit"`` and has
+
+- ``act(context) -> int``: the arm for the current step, ``context`` the (n, d) features of this
+  step (idempotent within a step);
+- ``update(action, cost)``: the arm played and its cost — nothing else of the step's costs;
+
+and optionally
+
+- ``policy() -> array``: a 1-d array that names the rule in force for the current step (a map from
+  contexts to arms: a rounded estimate, say). Two runs whose policies are equal play the same arm
+  on the same context. On an adversary whose contexts change, two runs see different contexts, so
+  their arms differ even when they follow one rule: the engine then compares the runs' policies at
+  every step, and ρ̂ is the probability that the two policy sequences differ. A learner without
+  ``policy()`` is compared by its arms. On fixed contexts the arms are compared, always;
+- ``next_batch(context) -> arms`` / ``observe(costs)``: the arms of the next L ≥ 1 steps,
+  committed before their costs are seen (``context`` is the first step's), then their L costs;
+- ``next_cycle(context) -> (arms, length)`` / ``observe_sums(sums, pulls)``: as for bandit
+  learners (:mod:`replify.components.bandits`), on an adversary with ``fixed_contexts``: the
+  engine's block-sum path, with no per-step draw;
+- ``for_lanes(learners) -> lanes`` (a classmethod), the lane-batched form: ``lanes.act(contexts)``
+  with contexts (lanes, n, d) returns every lane's arm (lanes,), ``lanes.update(arms, costs)``
+  hands each lane its observed cost, and ``lanes.policy()`` (optional) returns (lanes, p).
+
+:class:`ContextLanes` is a base for the lane form and :class:`ContextualLearner` a per-lane
+learner that steps a lane object of one lane, so the two forms are one implementation and agree
+bit for bit (``check_lanes_equal_stepping`` in :mod:`replify.testing`). :class:`RidgeLanes` keeps
+ridge-regression statistics for every lane — shared (one θ over the arms' features) or disjoint
+(one θ per arm) — updated by Sherman–Morrison rank-one steps.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any, ClassVar, Sequence
+
+import numpy as np
+
+from replify.base.checks import CostDomain, check_next_step
+from replify.components.describe import Described
+from replify.errors import ActionError, CostError, HorizonError, InvalidArgumentError, LearnerProtocolError
+
+#: Steps of random numbers a lane draws at once from its generator (the per-lane learner draws in
+#: the same blocks, so both forms consume the same numbers in the same order).
+DRAW_BLOCK = 256
+
+
+def is_contextual(learner: Any) -> bool:
+    """Whether ``learner`` declares the contextual protocol (``problem = "contextual"``)."""
+    return getattr(learner, "problem", "experts") == "contextual"
+
+
+def shows_contexts(seq: Any) -> bool:
+    """Whether the adversary shows contexts (``sample_contexts``)."""
+    return callable(getattr(seq, "sample_contexts", None))
+
+
+def varying_contexts(seq: Any) -> bool:
+    """An adversary whose contexts change from step to step (it shows contexts and declares no
+    ``fixed_contexts``)."""
+    return shows_contexts(seq) and getattr(seq, "fixed_contexts", None) is None
+
+
+def check_contexts(contexts: Any, shape: tuple[int, ...], source: str) -> np.ndarray:
+    """Contexts of ``shape`` with finite entries, as float64."""
+    x = np.asarray(contexts)
+    if x.shape != shape or x.dtype.kind not in "iuf":
+        raise InvalidArgumentError(f"{source}: contexts must be a real array of shape {shape}; got "
+                                   f"{type(contexts).__name__} of shape {x.shape}, dtype {x.dtype}")
+    x = x.astype(np.float64, copy=False)
+    if not np.isfinite(x).all():
+        raise InvalidArgumentError(f"{source}: contexts must be finite; got {x[~np.isfinite(x)][:3].tolist()}")
+    return x
+
+
+class ContextLanes:
+    """Base of the lane-batched contextual form (module docstring): every lane's state as arrays
+    with a leading lanes axis, allocated at the first context (when ``d`` is known), the step ``t``
+    the lanes share and each lane's generator. Subclasses implement :meth:`_setup`, :meth:`_choose`
+    and :meth:`_learn`; ``per_lane`` names their per-lane arrays and ``shared`` their settings."""
+
+    per_lane: ClassVar[tuple[str, ...]] = ()
+    shared: ClassVar[tuple[str, ...]] = ()
+    def __init__(self, *, n: int, horizon: int, rngs: Sequence[Any]) -> None:
+        if not isinstance(rngs, (list, tuple)):
+            raise LearnerProtocolError(f"{type(self).__name__}: rngs must be a list with one generator per lane; "
+                                       f"got {type(rngs).__name__}")
+        self.n, self.horizon, self.rngs = n, horizon, list(rngs)
+        self.t, self.d = 0, None
+        self._arms: np.ndarray | None = None
+        self._x: np.ndarray | None = None
+        self._buffers: dict[str, tuple[int, np.ndarray]] = {}
+
+    @property
+    def lanes(self) -> int:
+        return len(self.rngs)
+
+    def act(self, contexts: Any) -> np.ndarray:
+        """Every lane's arm for step t + 1, given each lane's (n, d) context: shape (lanes,)."""
+        if self._arms is None:
+            if self.t >= self.horizon:
+                raise LearnerProtocolError(f"{type(self).__name__}.act() after the horizon ({self.horizon} steps played)")
+            x = np.asarray(contexts)
+            if self.d is None:
+                if x.ndim != 3 or x.shape[-1] < 1:
+                    raise InvalidArgumentError(f"{type(self).__name__}.act(): contexts must have shape (lanes, n, d); "
+                                               f"got shape {x.shape}")
+                self.d = int(x.shape[-1])
+                self._setup(self.d)
+            self._x = check_contexts(contexts, (self.lanes, self.n, self.d), f"{type(self).__name__}.act()")
+            self._arms = np.asarray(self._choose(), dtype=np.int64)
+        return self._arms
+
+    def update(self, arms: np.ndarray, costs: np.ndarray) -> None:
+        """The costs (lanes,) each lane observed for the arms :meth:`act` chose."""
+        if self._arms is None:
+            raise LearnerProtocolError(f"{type(self).__name__}.update() at step {self.t + 1} before act()")
+        rows = np.arange(self.lanes)
+        self._learn(self._arms, self._x[rows, self._arms], np.asarray(costs, dtype=np.float64))
+        self.t += 1
+        self._arms = None
+
+    def policy(self) -> np.ndarray | None:
+        """(lanes, p): the rule each lane follows at the current step, or None when the learner
+        names none (it is then compared by its arms)."""
+        return None
+
+    def _uniforms(self, k: int) -> np.ndarray:
+        """This step's ``k`` uniforms per lane, (lanes, k), from each lane's own generator."""
+        return self._draw("random", k)
+
+    def _normals(self, k: int) -> np.ndarray:
+        """This step's ``k`` standard normals per lane, (lanes, k), from each lane's own generator."""
+        return self._draw("standard_normal", k)
+
+    def _draw(self, kind: str, k: int) -> np.ndarray:
+        # Drawn in blocks of DRAW_BLOCK steps, lane by lane (one generator call per lane and block,
+        # not per step); a lane stepped alone draws the same blocks, so the same numbers.
+        block, row = divmod(self.t, DRAW_BLOCK)
+        got = self._buffers.get(kind)
+        if got is None or got[0] != block or got[1].shape[2] != k:
+            got = (block, np.stack([getattr(r, kind)((DRAW_BLOCK, k)) for r in self.rngs]))
+            self._buffers[kind] = got
+        return got[1][:, row]
+
+    def _setup(self, d: int) -> None:
+        """Allocate the per-lane state once ``d`` is known."""
+
+    def _choose(self) -> np.ndarray:
+        raise NotImplementedError(f"{type(self).__name__} must implement _choose() -> arms, one per lane")
+
+    def _learn(self, arms: np.ndarray, x: np.ndarray, costs: np.ndarray) -> None:
+        """Learn from each lane's played features ``x`` (lanes, d) and cost."""
+        raise NotImplementedError(f"{type(self).__name__} must implement _learn(arms, x, costs)")
+
+    @classmethod
+    def stack(cls, parts: Sequence[ContextLanes]) -> ContextLanes | None:
+        """One object playing every lane of ``parts`` (none played yet, one class and setting),
+        or None when they cannot be joined."""
+        first = parts[0]
+        names = ("n", "horizon") + cls.shared
+        if any(type(p) is not cls or p.t != 0 or p.d is not None or p._arms is not None
+               or any(getattr(p, k) != getattr(first, k) for k in names) for p in parts):
+            return None
+        out = object.__new__(cls)
+        out.__dict__.update(first.__dict__)
+        out.rngs = [r for p in parts for r in p.rngs]
+        out._buffers = {}
+        return out
+
+
+class RidgeLanes(ContextLanes):
+    """Ridge-regression statistics for every lane: V = λI + Σ x xᵀ (kept as its inverse, updated by
+    Sherman–Morrison: (V + xxᵀ)⁻¹ = V⁻¹ − V⁻¹x xᵀV⁻¹ / (1 + xᵀV⁻¹x)), b = Σ c x and θ̂ = V⁻¹b —
+    one model over the arms' features (``model="shared"``) or one per arm (``"disjoint"``, the
+    played arm's only is updated)."""
+
+    per_lane = ("inv", "b", "theta")
+    shared = ("lam", "model")
+
+    def __init__(self, *, n: int, horizon: int, rngs: Sequence[Any], lam: float = 1.0, model: str = "shared") -> None:
+        super().__init__(n=n, horizon=horizon, rngs=rngs)
+        self.lam, self.model = lam, model
+
+    def _setup(self, d: int) -> None:
+        k = self.n if self.model == "disjoint" else 1
+        self.inv = np.broadcast_to(np.eye(d) / self.lam, (self.lanes, k, d, d)).copy()
+        self.b = np.zeros((self.lanes, k, d))
+        self.theta = np.zeros((self.lanes, k, d))
+
+    def _means(self) -> np.ndarray:
+        """⟨x_a, θ̂⟩ for every lane and arm of the current context, (lanes, n)."""
+        return np.einsum("lnd,lnd->ln", self._x, np.broadcast_to(self.theta, self._x.shape))
+
+    def _widths(self) -> np.ndarray:
+        """‖x_a‖ in the norm of V⁻¹ for every lane and arm, (lanes, n)."""
+        inv = np.broadcast_to(self.inv, (self.lanes, self.n, self.d, self.d))
+        return np.sqrt(np.maximum(np.einsum("lnd,lnde,lne->ln", self._x, inv, self._x), 0.0))
+
+    def _learn(self, arms: np.ndarray, x: np.ndarray, costs: np.ndarray) -> None:
+        rows = np.arange(self.lanes)
+        k = arms if self.model == "disjoint" else np.zeros(self.lanes, dtype=np.int64)
+        inv = self.inv[rows, k]
+        v = np.einsum("lij,lj->li", inv, x)
+        inv -= v[:, :, None] * v[:, None, :] / (1.0 + np.einsum("li,li->l", x, v))[:, None, None]
+        self.inv[rows, k] = inv
+        self.b[rows, k] += costs[:, None] * x
+        self.theta[rows, k] = np.einsum("lij,lj->li", inv, self.b[rows, k])
+
+
+class ContextualLearner(Described):
+    """A contextual learner stepped through a lane object of one lane (built by the subclass's
+    ``__init__`` and handed to :meth:`_start`): stepping it and playing it in lanes run the same
+    code. Checks what the engine and users hand it: each context's shape, the arm updated, a
+    finite cost in ``cost_range``, the horizon."""
+
+    problem = "contextual"
+    feedback = "bandit"
+    #: the costs it accepts: any real cost by default (Gaussian noise is unbounded)
+    cost_range: tuple[float, float] = (-math.inf, math.inf)
+    _lane: ContextLanes
+
+    def _start(self, lane: ContextLanes, *, n: int, horizon: int) -> None:
+        self.n, self.horizon = n, horizon
+        self._lane = lane
+        self._action: int | None = None
+
+    @property
+    def t(self) -> int:
+        """Steps played so far."""
+        return self._lane.t
+
+    @property
+    def domain(self) -> CostDomain:
+        return CostDomain(low=self.cost_range[0], high=self.cost_range[1])
+
+    def act(self, context: Any) -> int:
+        """The arm for the current step, given its (n, d) ``context``."""
+        if self._action is None:
+            if self.t >= self.horizon:
+                raise HorizonError(f"{type(self).__name__}.act() for step {self.t + 1}, past the horizon T={self.horizon}")
+            x = np.asarray(context)
+            if x.ndim != 2 or x.shape[0] != self.n:
+                raise InvalidArgumentError(f"{type(self).__name__}.act(context): context must have shape (n, d) = "
+                                           f"({self.n}, d), one feature vector per arm; got shape {x.shape}")
+            self._action = int(self._lane.act(x[None])[0])
+        return self._action
+
+    def update(self, action: Any, cost: Any) -> None:
+        """The cost of the arm played at this step."""
+        check_next_step(self.t, self.horizon)
+        if self._action is None:
+            raise LearnerProtocolError(f"{type(self).__name__}.update() at step {self.t + 1} before act(context)")
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, numbers.Integral) or int(action) != self._action:
+            raise ActionError(f"update() at step {self.t + 1}: action must be the arm act() returned ({self._action}); "
+                              f"got {action!r}")
+        if isinstance(cost, (bool, np.bool_)) or not isinstance(cost, (numbers.Real, np.ndarray)) or np.ndim(cost) != 0:
+            raise CostError(f"cost at step {self.t + 1} must be a real number (the played arm's cost); got {cost!r}")
+        c = float(cost)
+        low, high = self.cost_range
+        if not (math.isfinite(c) and low <= c <= high):
+            raise CostError(f"cost at step {self.t + 1} must be a finite number in [{low:g}, {high:g}]; got {cost!r}")
+        self._lane.update(np.array([self._action], dtype=np.int64), np.array([c]))
+        self._action = None
+
+    def policy(self) -> np.ndarray | None:
+        """The rule in force for the current step (module docstring), or None."""
+        p = self._lane.policy()
+        return None if p is None else p[0]
+
+    @classmethod
+    def for_lanes(cls, learners: Sequence[Any]) -> ContextLanes | None:
+        """The lane-batched form of ``learners`` (all of this class, built alike, none played),
+        or None. A subclass that overrides ``act`` or ``update`` steps its own way: None."""
+        if (not learners or any(type(lr) is not cls for lr in learners)
+                or cls.act is not ContextualLearner.act or cls.update is not ContextualLearner.update):
+            return None
+        return type(learners[0]._lane).stack([lr._lane for lr in learners])
+
+
+def contextual_lane_form(learners: Sequence[Any]) -> Any:
+    """The lane-batched form of a group's contextual learners when their class offers one, else None."""
+    cls = type(learners[0])
+    make = getattr(cls, "for_lanes", None)
+    if not callable(make) or any(type(lr) is not cls for lr in learners):
+        return None
+    lanes = make(list(learners))
+    if lanes is None:
+        return None
+    for method in ("act", "update"):
+        if not callable(getattr(lanes, method, None)):
+            raise LearnerProtocolError(f"{cls.__name__}.for_lanes() must return an object with act(contexts) and "
+                                       f"update(arms, costs); {type(lanes).__name__} has no {method}()")
+    return lanes
+
+
+def _checked_arms(arms: Any, shape: tuple[int, ...], n: int, source: str, step: int) -> np.ndarray:
+    a = np.asarray(arms)
+    if a.shape != shape or a.dtype.kind not in "iu":
+        raise ActionError(f"{source} at step {step} must return integer arms of shape {shape}; got "
+                          f"{type(arms).__name__} of shape {a.shape}, dtype {a.dtype}")
+    bad = (a < 0) | (a >= n)
+    if bad.any():
+        raise ActionError(f"{source} at step {step} returned arm {int(a[bad][0])}, outside [0, {n})")
+    return a.astype(np.int64, copy=False)
+
+
+def _policy_of(obj: Any, lanes: int | None, source: str, step: int) -> np.ndarray | None:
+    """The object's ``policy()`` as a float array ((lanes, p) or (p,)), or None when it has none."""
+    method = getattr(obj, "policy", None)
+    if not callable(method):
+        return None
+    p = method()
+    if p is None:
+        return None
+    a = np.asarray(p, dtype=np.float64)
+    if (lanes is None and a.ndim != 1) or (lanes is not None and (a.ndim != 2 or a.shape[0] != lanes)):
+        want = "a 1-d array" if lanes is None else f"an array of shape ({lanes}, p)"
+        raise LearnerProtocolError(f"{source}.policy() at step {step} must return {want}; got shape {a.shape}")
+    return a
+
+
+class ContextFeed:
+    """What the engine hands one contextual learner: each step's context, then the played arm's
+    cost (or, for a batched learner, the first context of a batch and then the batch's costs)."""
+
+    def __init__(self, learner: Any, n: int) -> None:
+        self.learner, self.n = learner, n
+        self.name = type(learner).__name__
+        self.batch = getattr(learner, "next_batch", None)
+        self.pending = np.empty(0, dtype=np.int64)
+        self.seen: list[np.ndarray] = []
+
+    def play(self, contexts: np.ndarray, costs: np.ndarray, t0: int, policies: bool) -> tuple[np.ndarray, Any]:
+        """Arms played on (L, n, d) contexts and (L, n) costs, steps t0+1..t0+L; with ``policies``,
+        the learner's policy at each step too ((L, p), or None when it names none)."""
+        rows = costs.shape[0]
+        out = np.empty(rows, dtype=np.int64)
+        pol: list[Any] = []
+        lr = self.learner
+        if callable(self.batch):
+            t = 0
+            while t < rows:
+                if self.pending.size == 0:
+                    self.pending = self._batch(contexts[t], t0 + t + 1)
+                    self.seen = []
+                k = min(rows - t, self.pending.size)
+                arms = self.pending[:k]
+                out[t : t + k] = arms
+                if policies:
+                    p = _policy_of(lr, None, self.name, t0 + t + 1)
+                    pol.extend([p] * k)
+                self.seen.append(costs[t : t + k][np.arange(k), arms])
+                self.pending, t = self.pending[k:], t + k
+                if self.pending.size == 0:
+                    lr.observe(np.concatenate(self.seen))
+        else:
+            for t in range(rows):  # a learner that adapts every step: nothing to vectorise
+                got = lr.act(contexts[t])
+                if isinstance(got, (bool, np.bool_)) or not isinstance(got, numbers.Integral):
+                    raise ActionError(f"{self.name}.act(context) at step {t0 + t + 1} must return an integer arm in "
+                                      f"[0, {self.n}); got {got!r} ({type(got).__name__})")
+                a = int(got)
+                if not 0 <= a < self.n:
+                    raise ActionError(f"{self.name}.act(context) at step {t0 + t + 1} returned arm {a}, outside [0, {self.n})")
+                out[t] = a
+                if policies:
+                    pol.append(_policy_of(lr, None, self.name, t0 + t + 1))
+                lr.update(a, float(costs[t, a]))
+        return out, _stack_policies(pol) if policies else None
+
+    def _batch(self, context: np.ndarray, step: int) -> np.ndarray:
+        arms = np.asarray(self.batch(context))
+        if arms.ndim != 1 or arms.size == 0:
+            raise ActionError(f"{self.name}.next_batch(context) at step {step} must return a non-empty 1-d array of "
+                              f"integer arms; got {arms!r}")
+        return _checked_arms(arms, arms.shape, self.n, f"{self.name}.next_batch(context)", step)
+
+
+def _stack_policies(pol: list[Any]) -> np.ndarray | None:
+    if not pol or pol[0] is None:
+        return None
+    if any(p is None or p.shape != pol[0].shape for p in pol):
+        raise LearnerProtocolError("a learner's policy() must return arrays of one shape at every step, or None always")
+    return np.stack(pol)
+
+
+class ContextLaneFeed:
+    """What the engine hands a lane-batched contextual learner: every lane's context in one
+    ``act(contexts)`` call, every lane's observed cost in one ``update`` call."""
+
+    def __init__(self, lanes: Any, n: int) -> None:
+        self.lanes, self.n = lanes, n
+        self.name = type(lanes).__name__
+
+    def play(self, contexts: np.ndarray, costs: np.ndarray, t0: int, policies: bool) -> tuple[np.ndarray, Any]:
+        """Arms (lanes, L) played on contexts (lanes, L, n, d) and costs (lanes, L, n); with
+        ``policies``, every lane's policy at each step ((lanes, L, p)) or None."""
+        lanes, rows, n = costs.shape
+        out = np.empty((rows, lanes), dtype=np.int64)
+        pol: list[Any] = []
+        idx = np.arange(lanes)
+        for t in range(rows):
+            arms = self.lanes.act(contexts[:, t])
+            if not (type(arms) is np.ndarray and arms.shape == (lanes,) and arms.dtype == np.int64
+                    and arms.view(np.uint64).max() < n):
+                arms = _checked_arms(arms, (lanes,), n, f"{self.name}.act(contexts)", t0 + t + 1)
+            out[t] = arms
+            if policies:
+                pol.append(_policy_of(self.lanes, lanes, self.name, t0 + t + 1))
+            self.lanes.update(arms, costs[idx, t, arms].copy())
+        p = _stack_policies(pol) if policies else None
+        return out.T.copy(), None if p is None else p.transpose(1, 0, 2)
