@@ -32,6 +32,7 @@ class ClassificationBandit(ChunkedSequence):
 
     integer_costs = True
     cost_bounds = (0.0, 1.0)
+    noise_scale = 0.5  # costs in [0, 1]
     fixed_contexts = None
 
     def __init__(self, *, n: int, horizon: int, rng: np.random.Generator, features: Any = None, labels: Any = None,

@@ -78,6 +78,9 @@ class LinearCosts(ChunkedSequence):
                 self.iid = True
             else:
                 self.law_changes = tuple(int(c) for c in cuts[1:-1])
+        #: the noise's sub-Gaussian scale (c − mean): σ, or 1/2 for 0/1 costs. A learner whose
+        #: certificate assumes a smaller one (rep-linear-elimination's sigma) is reported uncertified.
+        self.noise_scale = self.sigma
         self.integer_costs = self.noise == "bernoulli"
         if self.noise == "bernoulli":
             self.cost_bounds = (0.0, 1.0)

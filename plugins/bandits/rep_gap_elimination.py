@@ -258,7 +258,10 @@ def phase_schedule(*, horizon: float, n: int, rho: float, ratio: float, share: f
     # disjoint: a shortened schedule whose radii break either certifies nothing
     left = [lo - 2.0 * e for lo, e in zip(lows, radii)]
     right = [h + 2.0 * e for h, e in zip(highs, radii)]
-    if any(lo <= 2.0 * e for lo, e in zip(lows, radii)) or any(right[i] > left[i - 1] for i in range(1, len(pulls))):
+    # (compared to rounding: with ε_p = ε_{p−1}, which the schedule allows, the two ends are one
+    # number computed two ways, and a difference in the last bit is not an overlap)
+    if any(lo <= 2.0 * e for lo, e in zip(lows, radii)) or any(
+            right[i] > left[i - 1] + 1e-12 * abs(left[i - 1]) for i in range(1, len(pulls))):
         charges = [math.inf] * len(pulls)
     deltas = [delta] * len(pulls)
     bound = replicability_bound(n=n, deltas=deltas, charges=charges)

@@ -58,7 +58,8 @@ these ε_p and q_p (m_p in place of an arm's pulls; :class:`PhaseModel` ``spread
 ``charge = σ sqrt(2.2 r)(1 + sqrt(2 ln 2n))``, ``top = D``), so the bound is at most ρ
 (``params.certified``). A phase's steps are Σ_a ⌈π_a m_p⌉ ≤ m_p + n. A phase the horizon cuts
 short decides nothing and is charged nothing. Collinear or repeated arms, ties and d > n are
-covered: the design lives in the span of the active arms, and r ≤ min(n, d). Against costs whose
+covered: the design lives in the span of the active arms (a direction counts unless it is zero to
+rounding, numpy's ``matrix_rank`` tolerance), and r ≤ min(n, d). Against costs whose
 law changes over time, or whose means are not linear in the features, the argument fails: measured only.
 
 **Regret** (not certified): an arm of gap Δ is dropped by the phase whose a_p is below Δ/ratio, after
@@ -152,6 +153,9 @@ def g_optimal_design(y: np.ndarray, slack: float = DESIGN_SLACK) -> np.ndarray:
     uniform design, each step moving weight γ = (g/r − 1)/(g − 1) to the arm of largest g (the exact
     line search for log det; Lattimore & Szepesvári 2020, note 21.2). Deterministic."""
     k, r = y.shape
+    # the design does not change when the features are scaled: scaled to unit size, tiny features
+    # (1e-200) do not underflow V(π)
+    y = y / np.abs(y).max()
     pi = np.full(k, 1.0 / k)
     for _ in range(100_000):
         g = np.einsum("ij,ij->i", y, np.linalg.solve((y * pi[:, None]).T @ y, y.T).T)
@@ -167,7 +171,8 @@ def g_optimal_design(y: np.ndarray, slack: float = DESIGN_SLACK) -> np.ndarray:
 def _span(x: np.ndarray) -> np.ndarray:
     """Coordinates of the rows of ``x`` in an orthonormal basis of their span, (k, rank)."""
     _, s, vt = np.linalg.svd(x, full_matrices=False)
-    rank = int(np.sum(s > s[0] * 1e-10)) if s.size and s[0] > 0 else 0
+    # numpy's matrix_rank tolerance: a direction is dropped only when it is zero to rounding
+    rank = int(np.sum(s > s[0] * max(x.shape) * np.finfo(float).eps)) if s.size and s[0] > 0 else 0
     return x @ vt[:rank].T
 
 
@@ -180,6 +185,8 @@ class RepLinearElimination(Described):
     problem = "contextual"
     feedback = "bandit"
     cost_range = (-math.inf, math.inf)
+    #: a linear bandit's learner: the engine refuses an adversary whose contexts change
+    needs_fixed_contexts = True
     _params = ("rho", "sigma", "gap_scale", "ratio", "delta_share", "pull_scale")
 
     def __init__(self, *, n: int, horizon: int, rng: np.random.Generator, rho: float, sigma: float | None = None,

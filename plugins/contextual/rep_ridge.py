@@ -14,11 +14,11 @@ default 1; a context beyond it is refused). No linear model is assumed for repli
 policy learns when the expected cost is close to linear in the features.
 
 **The algorithm.** Phase boundaries s_k = ⌈T·2^{k−K}⌉ (k = 1..K, K = ``phases``; s_0 = 0; repeated
-boundaries merged). Phase 0 explores: every step plays an arm drawn uniformly from R. At each s_k,
+boundaries merged; K = 3 by default). Phase 0 explores: every step plays an arm drawn uniformly from R. At each s_k,
 k < K, the learner fits ridge regression on the N_k exploration samples so far (the played arm's
 features and cost),
 
-    θ̂_k = (λ₀N_k·I + Σ x xᵀ)⁻¹ Σ c x,        λ₀ = ``lam``,
+    θ̂_k = (λ₀N_k·I + Σ x xᵀ)⁻¹ Σ c x,        λ₀ = ``lam`` (30 by default),
 
 rounds each coordinate on a grid of width w_k shifted by a uniform offset drawn from R,
 θ̃_k = w_k(⌊θ̂_k/w_k − u⌋ + u + 1/2), and plays phase k: its first ⌈f·|phase|⌉ steps (f = ``explore``)
@@ -46,6 +46,12 @@ The learner takes w_k = √d·β·D/(ρ·√N_k), D the number of decisions, so 
 bound is ρ (``params.certified``); ``grid_scale`` multiplies every w_k, the bound becoming
 ρ/grid_scale (below 1: a finer grid, measured, not certified). The price is the grid: w_k shrinks
 as sqrt(d/N_k)·β/ρ, the d/ρ² samples per unit of precision that replicable estimation costs.
+
+**Defaults.** A larger λ₀ shrinks θ̂ (as 1/λ₀ once λ₀ passes the features' second moments) but
+shrinks β faster at first (β → 2L/λ₀): what the grid can resolve, |θ̂|/w, improves up to λ₀ ≈ 30 and
+then stays. Measured on ``linear-bernoulli`` with contexts on the sphere (d = 5, n = 10, T = 10⁶, 20
+pairs, ρ = 0.1): pseudo-regret 0.96, 0.88, 0.61 and 0.61 × uniform exploration's at λ₀ = 1 (8
+phases), 10 (4), 30 (3) and 100 (3); so λ₀ = 30 and K = 3.
 
 **Regret** (not certified): the exploration share f·T costs at most f·T·(max cost gap); a greedy
 phase costs what the rounded estimate's policy loses. Measured in docs/contextual.md.
@@ -103,11 +109,11 @@ def ridge_parameters(*, horizon: int, n: int, rho: float, phases: int | None = N
     horizon, n = check_int("horizon", horizon, minimum=1), check_int("n", n, minimum=2)
     given = {"phases": phases, "explore": explore, "lam": lam, "feature_bound": feature_bound, "grid_scale": grid_scale}
     overrides = tuple(k for k, v in given.items() if v is not None)
-    k = 8 if phases is None else check_int("phases", phases, minimum=1)
+    k = 3 if phases is None else check_int("phases", phases, minimum=1)
     f = 0.1 if explore is None else check_positive("explore", explore)
     if not f <= 1.0:
         raise InvalidArgumentError(f"explore must be in (0, 1] (the share of each phase spent exploring); got {f}")
-    lam0 = 1.0 if lam is None else check_positive("lam", lam)
+    lam0 = 30.0 if lam is None else check_positive("lam", lam)
     bound_l = 1.0 if feature_bound is None else check_positive("feature_bound", feature_bound)
     scale = 1.0 if grid_scale is None else check_positive("grid_scale", grid_scale)
     cuts = sorted({0, *(math.ceil(horizon * 2.0 ** (j - k)) for j in range(1, k))} - {horizon})
@@ -116,6 +122,9 @@ def ridge_parameters(*, horizon: int, n: int, rho: float, phases: int | None = N
     explores = tuple([ends[0] - starts[0]] + [math.ceil(f * (e - s)) for s, e in zip(starts[1:], ends[1:])])
     samples = tuple(int(v) for v in np.cumsum(explores)[:-1])  # what decisions 1..D read
     beta = bound_l * math.sqrt(2.0 * (1.0 + (1.0 + bound_l / math.sqrt(lam0)) ** 2)) / lam0
+    if not math.isfinite(beta) or not math.isfinite(horizon * lam0):
+        raise InvalidArgumentError(f"lam={lam0!r} and feature_bound={bound_l!r} make the stability constant beta={beta!r}: "
+                                   "not a finite number (lam too small or feature_bound too large)")
     bound = rho / scale if samples else 0.0
     return RidgeParams(horizon=horizon, n=n, rho=rho, phases=k, explore=f, lam=lam0, feature_bound=bound_l,
                        grid_scale=scale, starts=starts, explores=explores, samples=samples, beta=beta, rho_bound=bound,

@@ -66,10 +66,10 @@ def cmd_list(args: argparse.Namespace) -> int:
           "'path/to/file.py:Name'):")
     learners, adversaries = replify.learners(), replify.adversaries()
     w = max([16, *map(len, learners)])  # the widest name sets the column
-    print(f"  {'name':<{w}} {'problem':<8} {'feedback':<8} {'guarantee':<12} {'needs':<5} description")
+    print(f"  {'name':<{w}} {'problem':<10} {'feedback':<8} {'guarantee':<12} {'needs':<5} description")
     for name, spec in learners.items():
         takes = "rho" if spec.parameters is not None or spec.guarantee else "-"
-        print(f"  {name:<{w}} {spec.problem:<8} {spec.feedback:<8} {spec.guarantee or 'none':<12} {takes:<5} "
+        print(f"  {name:<{w}} {spec.problem:<10} {spec.feedback:<8} {spec.guarantee or 'none':<12} {takes:<5} "
               f"{spec.description}")
         own = _learner_params(spec)
         if own:
@@ -122,12 +122,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     if spread:
         print(f"  adversary        iid-bernoulli with means spread evenly over [{SPREAD[0]}, {SPREAD[1]}], expert 0 the "
               "best (the command line's default instance; --adversary-param 'means=[...]' sets others)")
-    experts = report.action_counts is not None or (learner.spec is not None and learner.spec.problem == "experts")
+    experts = report.action_counts is not None or (learner.spec is not None and learner.spec.problem != "olo")
     if learner.replicable and experts and not args.no_references and args.name != "constant":
         # A replicable learner is shown beside constant (replicable, learns nothing) and a baseline that
         # learns and is not replicable (hedge; ucb1 under bandit feedback), on the same draws.
         feedback = learner.spec.feedback if learner.spec is not None else getattr(learner.obj, "feedback", "full")
-        for ref in reference_learners(feedback == "bandit"):
+        contextual = (learner.spec.problem if learner.spec is not None else getattr(learner.obj, "problem", "")) == "contextual"
+        for ref in reference_learners(feedback == "bandit", contextual):
             if ref != "constant" and 2 * args.pairs * args.T > REFERENCE_STEPS:
                 print(f"  reference {ref:<9} skipped: it steps every run, 2 x {args.pairs} x {args.T} steps "
                       f"(more than {REFERENCE_STEPS:.0e}); run it at a smaller -T, or pass --no-references")

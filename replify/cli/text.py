@@ -41,7 +41,9 @@ def report_table(report: Any) -> str:
     bound = params.get("replicability_bound", params.get("rho_bound"))  # block learners; the bandit ones
     if (report.params or {}).get("calibration"):
         lines.append(f"  claim            {report.params['calibration']}")
-    if bound is not None and report.certified is False and bound >= 1:
+    if params.get("certificate_note"):
+        lines.append(f"  rho bound        {bound:.4g}   NOT certified: {params['certificate_note']}")
+    elif bound is not None and report.certified is False and bound >= 1:
         lines.append(f"  rho bound        none   NOT certified: the proof's union bound for the parameters in force is "
                      f"{bound:.4g} >= 1, which bounds nothing")
     elif bound is not None and report.certified is False:
@@ -56,6 +58,11 @@ def report_table(report: Any) -> str:
         + (f"   bound {report.regret_bound:.4g} (certified)" if report.regret_bound is not None else ""),
         f"  agreement        {report.agreement_mean:.4f} of steps (measured)",
     ]
+    if report.pseudo_regret is not None:
+        plo, phi = report.pseudo_regret_ci
+        lines.insert(-1, f"  pseudo-regret    {report.pseudo_regret_mean:.2f}   95% CI [{plo:.2f}, {phi:.2f}]   (measured: "
+                         "the expected costs of the arms played, against the best mean, or where contexts change the "
+                         "best policy's)")
     if report.regret_bound is None and report.regret_bound_note:
         lines.append(f"  regret bound     {report.regret_bound_note}")
     if report.decision is not None:

@@ -74,11 +74,12 @@ def is_bandit(learner: Any) -> bool:
     return check_feedback(learner) == "bandit"
 
 
-def reference_learners(bandit: bool) -> tuple[str, str]:
+def reference_learners(bandit: bool, contextual: bool = False) -> tuple[str, str]:
     """The reference rows shown beside a replicable learner: ``constant`` (replicable, learns
-    nothing) and a non-replicable baseline that learns — ``hedge``, or ``ucb1`` under bandit
-    feedback (a bandit learner is not compared with one that sees whole cost vectors)."""
-    return ("constant", "ucb1" if bandit else "hedge")
+    nothing) and a non-replicable baseline that learns — ``hedge``, ``ucb1`` under bandit
+    feedback (a bandit learner is not compared with one that sees whole cost vectors), ``linucb``
+    for a contextual learner (one that sees the contexts)."""
+    return ("constant", "linucb" if contextual else "ucb1" if bandit else "hedge")
 
 
 class BanditFeed:

@@ -37,6 +37,8 @@ and optionally
 - ``next_cycle(context) -> (arms, length)`` / ``observe_sums(sums, pulls)``: as for bandit
   learners (:mod:`replify.components.bandits`), on an adversary with ``fixed_contexts``: the
   engine's block-sum path, with no per-step draw;
+- ``needs_fixed_contexts = True``: the learner is for a linear bandit with a finite action set
+  (its features never change); the engine refuses to run it where the contexts change;
 - ``for_lanes(learners) -> lanes`` (a classmethod), the lane-batched form: ``lanes.act(contexts)``
   with contexts (lanes, n, d) returns every lane's arm (lanes,), ``lanes.update(arms, costs)``
   hands each lane its observed cost, and ``lanes.policy()`` (optional) returns (lanes, p).

@@ -136,6 +136,11 @@ def _simulate(
             )
         # Contexts that change: every learner plays on the contextual path (regret against the best policy).
         changing = varying_contexts(seq)
+        if changing and getattr(learners[0], "needs_fixed_contexts", False):
+            raise InvalidArgumentError(
+                f"{type(learners[0]).__name__} is for a linear bandit with fixed features (needs_fixed_contexts = True); "
+                f"{type(seq).__name__} shows contexts that change from step to step"
+            )
         block_cls = None if changing else _block_class(learners)
         state = _Lanes(learners, rngs, seq, samplers=samplers, n=n, horizon=horizon, action_set=action_set,
                        block=learners[0].block_size if block_cls is not None else None,

@@ -4,6 +4,7 @@ share the learner's randomness R and see two independent draws S, S' of the cost
 from __future__ import annotations
 
 import math
+import warnings
 import numbers
 from typing import Any, Callable, Literal, Mapping
 
@@ -13,7 +14,7 @@ import numpy as np
 from replify.base.checks import check_int, check_learner, check_real, check_rho, public
 from replify.engine.dispatch import dispatch
 from replify.engine.outcomes import Outcomes
-from replify.errors import InvalidArgumentError, LearnerProtocolError, ReplifyError
+from replify.errors import InvalidArgumentError, LearnerProtocolError, ReplifyError, ReplifyWarning
 from replify.evaluation.provenance import provenance
 from replify.evaluation.report import Report
 from replify.evaluation.sequential import BetaBinomialCS, batches
@@ -240,7 +241,8 @@ def _report(run: _Run, setup: _Setup, **fields: Any) -> Report:
     o = run.outcomes
     return Report(
         learner=setup.label, adversary=setup.adversary_label, pairs=run.pairs, identical=o.identical,
-        agreement=o.agreement, first_divergence=o.first_divergence, regret=o.regret, params=o.params,
+        agreement=o.agreement, first_divergence=o.first_divergence, regret=o.regret,
+        params=_noise_checked(o.params, setup.seq),
         regret_bound=fields.pop("bound"), regret_bound_note=fields.pop("bound_note"), fast_path=o.fast_path,
         agreement_curve=o.agreement_curve, curve_edges=o.bin_edges, action_counts=o.action_counts,
         constant_regret=o.constant_regret, pseudo_regret=o.pseudo_regret, curve_steps=o.curve_steps,
@@ -248,6 +250,23 @@ def _report(run: _Run, setup: _Setup, **fields: Any) -> Report:
         drift_steps=o.drift_steps, drift=o.drift, decision=run.decision, sequential_interval=run.interval,
         sequential_p_value=run.p_value, cost_range=o.cost_range, **fields,
     )
+
+
+def _noise_checked(params: Mapping[str, Any] | None, seq: Any) -> Mapping[str, Any] | None:
+    """A certificate that assumes σ-sub-Gaussian noise (``sigma`` among the learner's parameters:
+    ``rep-linear-elimination``) holds only if the adversary's noise is no larger: an adversary that
+    declares its own (``noise_scale``: linear-gaussian's σ, 1/2 for 0/1 costs) and exceeds the
+    learner's ``sigma`` voids the certificate, and the report says so."""
+    noise = getattr(seq, "noise_scale", None)
+    if not params or not params.get("certified") or params.get("sigma") is None or noise is None:
+        return params
+    if float(params["sigma"]) >= float(noise):
+        return params
+    warnings.warn(f"the learner's certificate assumes noise of scale sigma={params['sigma']:g}, but the adversary "
+                  f"declares noise_scale={float(noise):g}: rho is measured, not certified", ReplifyWarning, stacklevel=4)
+    return {**params, "certified": False,
+            "certificate_note": f"void: it assumes noise of scale sigma={params['sigma']:g}, the adversary's is "
+                                f"{float(noise):g}"}
 
 
 def _check_sequence(seq: Any, *, n: int, horizon: int, label: str) -> None:

@@ -15,6 +15,7 @@ import numpy as np
 from replify.base.checks import public
 from replify.base.randomness import INTERNAL, child
 from replify.components.bandits import is_bandit, reference_learners
+from replify.components.contextual import is_contextual
 from replify.errors import InvalidArgumentError, ReplifyWarning, warn
 from replify.evaluation.evaluate import evaluate
 from replify.evaluation.report import Report
@@ -83,9 +84,9 @@ def with_references(reports: list[Report], references: bool, where: str) -> list
     build, seq, root, action_set = source
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ReplifyWarning)
-        bandit = is_bandit(build(child(root, INTERNAL, 0)))
+        probe = build(child(root, INTERNAL, 0))
     added = []
-    for name, missing in zip(reference_learners(bandit), (not has_constant, not has_baseline)):
+    for name, missing in zip(reference_learners(is_bandit(probe), is_contextual(probe)), (not has_constant, not has_baseline)):
         if missing:
             added.append(evaluate(name, seq, n=first.n, horizon=first.horizon, pairs=first.pairs, seed=root,
                                   actions=action_set, progress=False))
