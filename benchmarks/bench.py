@@ -246,11 +246,55 @@ def adversarial_bandits(results):
                     ratio, "<= 0.65", ratio <= 0.65))
 
 
+def numpy_linucb(contexts, costs, lam=1.0, beta=1.0):
+    """A user's LinUCB in numpy, stepping: V⁻¹ kept by Sherman–Morrison, the arm of least
+    <x, θ> − beta·||x||_{V⁻¹} (contexts (T, n, d), costs (T, n))."""
+    d = contexts.shape[-1]
+    inv, b = np.eye(d) / lam, np.zeros(d)
+    for t in range(costs.shape[0]):
+        x = contexts[t]
+        theta = inv @ b
+        a = int(np.argmin(x @ theta - beta * np.sqrt(np.einsum("nd,de,ne->n", x, inv, x))))
+        v = inv @ x[a]
+        inv -= np.outer(v, v) / (1.0 + x[a] @ v)
+        b += costs[t, a] * x[a]
+
+
+def contextual(results):
+    """linucb in lanes against a numpy LinUCB loop (per run; linear-gaussian, d=5, n=20 fixed arms,
+    T=2e4, 100 pairs), and rep-linear-elimination at its certified schedule (rho = 0.1) on the same
+    instance: pseudo-regret over uniform exploration's at T = 1e8 and 1e9, and 20 pairs at 1e9."""
+    T, pairs = 20_000, 100
+    seq = replify.make_adversary("linear-gaussian", n=20, horizon=T, seed=0, d=5)
+    loop = 0.0
+    for k in range(2):
+        x, c, _ = seq.sample_contexts(np.random.default_rng(k), 0, T)
+        loop += timed(lambda: numpy_linucb(x, c))[0] / 2
+    replify.evaluate("linucb", seq, n=20, horizon=T, pairs=4, seed=0, progress=False, beta=1.0)  # warm
+    lanes, _ = timed(lambda: replify.evaluate("linucb", seq, n=20, horizon=T, pairs=pairs, seed=0, progress=False,
+                                              beta=1.0))
+    results.append(("numpy LinUCB loop / linucb in lanes, per run, d=5 n=20 T=2e4 100 pairs", loop / (lanes / (2 * pairs)),
+                    ">= 10", loop / (lanes / (2 * pairs)) >= 10))
+    for T, target in ((10**8, 0.5), (10**9, 0.1)):
+        seq = replify.make_adversary("linear-gaussian", n=20, horizon=T, seed=0, d=5)
+        uniform = T * (seq.piece_means[0].mean() - seq.piece_means[0].min())
+        for sigma in (0.1, 0.5):  # the instance's noise, and the default (any noise of scale 1/2)
+            report = replify.evaluate("rep-linear-elimination", seq, n=20, horizon=T, pairs=100, seed=0, rho=0.1,
+                                      sigma=sigma, progress=False)
+            ratio = report.pseudo_regret_mean / uniform
+            results.append((f"rep-linear-elimination certified (sigma={sigma}), pseudo-regret / uniform exploration's, "
+                            f"T={T:.0e} (100 pairs, rho_hat {report.rho_hat:.2f})", ratio, f"<= {target}", ratio <= target))
+    seconds, _ = timed(lambda: replify.evaluate("rep-linear-elimination", seq, n=20, horizon=10**9, pairs=20, seed=0,
+                                                rho=0.1, progress=False))
+    results.append(("rep-linear-elimination, 20 pairs at T=1e9, d=5 n=20 (seconds)", seconds, "< 120", seconds < 120))
+
+
 def main() -> None:
     print(f"replify {replify.__version__}, numpy {np.__version__}, {os.cpu_count()} cores")
     results = []
 
     bandit_lanes(results)
+    contextual(results)
     certified_bandits(results)
     adversarial_bandits(results)
 

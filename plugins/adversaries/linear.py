@@ -147,8 +147,11 @@ class LinearCosts(ChunkedSequence):
         first, then the noise, from ``rng``."""
         rows = stop - start
         x = self._features(rng, rows)
-        theta = self.theta[self._pieces(start, stop)]  # (L, d)
-        means = np.einsum("lnd,ld->ln", x, theta)
+        pieces = self._pieces(start, stop)
+        if self.arms is not None:
+            means = self.piece_means[pieces]  # (L, n)
+        else:
+            means = np.matmul(x, self.theta[pieces][:, :, None])[..., 0]
         if self.noise == "bernoulli":
             costs = (rng.random((rows, self.n)) < means).astype(np.float64)
         else:

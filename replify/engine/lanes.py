@@ -99,6 +99,18 @@ class _Lanes:
             self.drift_steps = k * block
             self.drift = np.full((pairs, k.size, 2), np.nan)
 
+    def fixed_features(self, fixed: Any, d: int) -> np.ndarray:
+        """An adversary's ``fixed_contexts``, checked once: finite, of shape (n, d), read-only."""
+        if getattr(self, "_fixed", None) is None:
+            x = as_float_array("the adversary's fixed_contexts", fixed)
+            if x.shape != (self.n, d) or not np.isfinite(x).all():
+                raise CostError(f"the adversary's fixed_contexts must be finite features of shape ({self.n}, {d}); "
+                                f"got shape {x.shape}")
+            x = x.copy()
+            x.flags.writeable = False
+            self._fixed = x
+        return self._fixed
+
     def start_blocks(self) -> None:
         """The first block's actions. Only for block learners, whose act() is idempotent: a
         learner that draws in act() must see exactly one act() per step."""

@@ -358,7 +358,12 @@ def _draw_contexts(state: _Lanes, t0: int, t1: int) -> tuple[np.ndarray, np.ndar
     learner's domain."""
     lanes, n, rows = len(state.rngs), state.n, t1 - t0
     d = int(state.seq.d)
-    contexts, costs, means = np.empty((lanes, rows, n, d)), np.empty((lanes, rows, n)), np.empty((lanes, rows, n))
+    fixed = getattr(state.seq, "fixed_contexts", None)
+    # Fixed features are one (n, d) array, checked once: every lane and step is a view of it.
+    contexts = None if fixed is None else np.broadcast_to(state.fixed_features(fixed, d), (lanes, rows, n, d))
+    if contexts is None:
+        contexts = np.empty((lanes, rows, n, d))
+    costs, means = np.empty((lanes, rows, n)), np.empty((lanes, rows, n))
     source = f"the adversary's sample_contexts(rng, {t0}, {t1})"
     for i, rng in enumerate(state.rngs):
         got = state.seq.sample_contexts(rng, t0, t1)
@@ -368,9 +373,11 @@ def _draw_contexts(state: _Lanes, t0: int, t1: int) -> tuple[np.ndarray, np.ndar
         if x.shape != (rows, n, d) or c.shape != (rows, n) or m.shape != (rows, n):
             raise CostError(f"{source} must return contexts of shape {(rows, n, d)} and costs and means of shape "
                             f"{(rows, n)}; got {x.shape}, {c.shape} and {m.shape}")
-        if not (np.isfinite(x).all() and np.isfinite(m).all()):
+        if not np.isfinite(m).all() or (fixed is None and not np.isfinite(x).all()):
             raise CostError(f"{source} returned contexts or means that are not finite")
-        contexts[i], costs[i], means[i] = x, c, m
+        if fixed is None:
+            contexts[i] = x
+        costs[i], means[i] = c, m
     state.check_rows(costs, t0)
     return contexts, costs, means
 
@@ -384,7 +391,8 @@ def _contextual(state: _Lanes, budget: int) -> None:
     learner names them (``policy()``), else by their arms."""
     lanes, n, horizon = len(state.learners), state.n, state.horizon
     d = int(state.seq.d)
-    rows = max(1, budget // (lanes * n * (d + 3) * 8))
+    fixed = getattr(state.seq, "fixed_contexts", None) is not None  # then no per-lane copy of the contexts
+    rows = max(1, budget // (lanes * n * (3 if fixed else d + 3) * 8))
     contextual = is_contextual(state.learners[0])
     form = contextual_lane_form(state.learners) if contextual else lane_form(state.learners)
     feed = None if form is None else (ContextLaneFeed(form, n) if contextual else LaneFeed(form, n))
