@@ -47,7 +47,8 @@ def row(label, report, uniform=None, seconds=None):
     lo, hi = report.rho_ci
     p = report.pseudo_regret_mean
     plo, phi = report.pseudo_regret_ci
-    ratio = "" if uniform is None else f"  {p / uniform:.4f} [{plo / uniform:.4f}, {phi / uniform:.4f}] x uniform"
+    ratio = (f" [{plo:.4g}, {phi:.4g}]" if uniform is None
+             else f"  {p / uniform:.4f} [{plo / uniform:.4f}, {phi / uniform:.4f}] x uniform")
     took = "" if seconds is None else f"  ({seconds:.1f} s)"
     print(f"  {label:<48} rho_hat {report.rho_hat:.3f} [{lo:.3f}, {hi:.3f}]  pseudo-regret {p:.4g}{ratio}{took}")
 

@@ -143,7 +143,7 @@ class LinEpsGreedy(ContextualLearner):
 
 @replify.hookimpl
 def register_learners(register):
-    common = {"feedback": "bandit", "enforces": {"horizon"}, "test_params": {}}
+    common = {"feedback": "bandit", "enforces": {"horizon", "domain"}, "test_params": {}}
     register(replify.LearnerSpec(
         "linucb", LinUCB, "contextual", **common,
         description="LinUCB / OFUL on a ridge estimate (shared or disjoint models); contexts, bandit feedback; not replicable",

@@ -368,7 +368,7 @@ class RepLinearElimination(Described):
 def register_learners(register):
     register(replify.LearnerSpec(
         "rep-linear-elimination", RepLinearElimination, "contextual", parameters=linear_parameters, guarantee="iid",
-        feedback="bandit", enforces={"horizon"}, test_params={"rho": 0.2, "pull_scale": 1e-3},
+        feedback="bandit", enforces={"horizon", "domain"}, test_params={"rho": 0.2, "pull_scale": 1e-3},
         description="replicable phased elimination on G-optimal designs, linear bandits with fixed features, each arm "
         "charged once (our bound); iid rho-replicable",
     ))

@@ -5,13 +5,14 @@ untouched, and each batched form (segments, batches, lanes, cycles) equal to ste
 
 from __future__ import annotations
 
+import math
 import warnings
 from typing import Any, Callable, Mapping
 
 import attrs
 import numpy as np
 
-from replify.base.checks import check_action, check_feedback, check_int, check_rho
+from replify.base.checks import CostDomain, check_action, check_feedback, check_int, check_rho
 from replify.base.checks import check_learner as check_protocol
 from replify.errors import ActionError, InvalidArgumentError, ReplifyWarning
 from replify.components.bandits import is_bandit, lane_form
@@ -69,13 +70,17 @@ def check_inputs_untouched(spec: Any) -> None:
 
 
 def check_domain_enforced(spec: Any) -> None:
-    """A cost outside the declared domain is refused (the learner checks what it is given) — for
-    a learner that declares it (``"domain"`` in its spec's or its own ``enforces``)."""
+    """A cost outside the declared domain is refused (the learner checks what it is given; a NaN,
+    for one that takes any real cost) — for a learner that declares it (``"domain"`` in its spec's or its own ``enforces``)."""
     spec = _spec(spec)
     learner, n, _ = _build(spec, 8)
     if "domain" not in _enforces(spec, learner):
         return
-    bad = np.full(n, spec.cost_range[1] + 1.0)
+    # the learner's own domain when it declares one; where it takes any real cost (Gaussian noise),
+    # a NaN is what lies outside it
+    domain = getattr(learner, "domain", None)
+    high = domain.high if isinstance(domain, CostDomain) else spec.cost_range[1]
+    bad = np.full(n, high + 1.0 if math.isfinite(high) else math.nan)
     try:
         _step(learner, bad)
     except ValueError:
