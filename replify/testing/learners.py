@@ -16,7 +16,7 @@ from replify.base.checks import CostDomain, check_action, check_feedback, check_
 from replify.base.checks import check_learner as check_protocol
 from replify.errors import ActionError, InvalidArgumentError, ReplifyWarning
 from replify.components.bandits import is_bandit, lane_form
-from replify.components.contextual import contextual_lane_form, is_contextual
+from replify.components.contextual import DRAW_BLOCK, contextual_lane_form, is_contextual
 from replify.plugins.registry import registry
 from replify.plugins.specs import ENFORCEABLE, AdversarySpec, LearnerSpec
 from replify.sources import learner_arg
@@ -147,10 +147,10 @@ def check_lanes_equal_stepping(spec: Any) -> None:
     if not (is_bandit(probe) and callable(make)):
         return
     # long enough for what a lane form draws ahead in blocks to be drawn again (a refill that
-    # mixes the lanes' streams shows only then)
-    horizon = max(horizon, LANE_CHECK_HORIZON)
-    lanes = 6
+    # mixes the lanes' streams shows only then): a contextual lane form draws DRAW_BLOCK steps at once
     contextual = is_contextual(probe)
+    horizon = max(horizon, 3 * DRAW_BLOCK if contextual else LANE_CHECK_HORIZON)
+    lanes = 6
     costs, contexts = [], []
     for i in range(lanes):  # fractional costs, and 0/1 costs (their own branch in some learners)
         c = _costs(spec, n, horizon, 40 + i)

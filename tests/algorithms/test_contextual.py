@@ -186,9 +186,10 @@ def test_attack_two_antipodal_arms_whose_gap_sits_high_in_the_first_range():
     # The worst attack found (an independent review tried gaps spread over a range, duplicates,
     # rank-deficient and d > n features): two arms x = -1 and +1 on one axis, their gap 0.9 of the
     # way up phase 1's threshold range, short phases (pull_scale 0.5, the bound recomputed for
-    # them) at a loose target so that runs part measurably. Measured 0.095 against the bound 0.171:
-    # bound / measured 1.8 (1500 pairs; 1.87 over 2000 in the review).
-    horizon, pairs = 3000, 1500
+    # them) at a loose target so that runs part measurably. Measured 0.095 against the bound 0.171
+    # over 1500 pairs (1.87 over 2000 in the review); here 800 pairs, for the suite's time: 0.074,
+    # bound / measured 2.3.
+    horizon, pairs = 3000, 800
     p = linear_parameters(horizon=horizon, n=2, rho=0.9, dim=1, pull_scale=0.5)
     gap = p.lows[0] + 0.9 * (p.highs[0] - p.lows[0])
     report = replify.evaluate("rep-linear-elimination", "linear-gaussian", n=2, horizon=horizon, pairs=pairs, seed=1,
@@ -198,7 +199,7 @@ def test_attack_two_antipodal_arms_whose_gap_sits_high_in_the_first_range():
     assert report.fast_path and bound == pytest.approx(p.rho_bound) and bound < 0.9
     parted = int((~report.identical).sum())
     assert parted < binomial_upper(pairs, bound)
-    assert bound / (parted / pairs) < 2.5
+    assert bound / (parted / pairs) < 3
 
 
 @pytest.mark.parametrize("arms", [
@@ -210,9 +211,9 @@ def test_attack_ties_collinear_arms_and_more_dimensions_than_arms(arms):
     # Default target rho = 0.1: a pair parts far less often than the bound allows (refuted only
     # by an exact tail at level 1e-6), and the learner ends on a best arm.
     theta = np.r_[1.0, np.zeros(arms.shape[1] - 1)]
-    report = elimination(arms, theta, horizon=3 * 10**6, pairs=150, rho=0.1)
+    report = elimination(arms, theta, horizon=10**6, pairs=100, rho=0.1)
     assert report.params["certified"]
-    assert (~report.identical).sum() < binomial_upper(150, report.params["rho_bound"])
+    assert (~report.identical).sum() < binomial_upper(100, report.params["rho_bound"])
     assert report.pseudo_regret.mean() < 0.5 * report.constant_regret.mean()
 
 
@@ -264,9 +265,10 @@ class SignContexts(ChunkedSequence):
 
 def test_attack_rep_ridge_where_its_estimate_varies_most():
     # lam = 1e4: the Efron–Stein step is nearly tight when the regulariser dominates. Measured
-    # 0.065 against the bound 0.1 at rho = 0.1 (1500 pairs): bound / measured 1.55 (1.70 over
-    # 4000 pairs in the review; the analysis's own slack is a factor of about 1.8).
-    pairs = 1500
+    # 0.065 against the bound 0.1 at rho = 0.1 over 1500 pairs: bound / measured 1.55 (1.70 over
+    # 4000 pairs in the review; the analysis's own slack is a factor of about 1.8). 1000 pairs here:
+    # 0.068, bound / measured 1.47.
+    pairs = 1000
     report = replify.evaluate("rep-ridge", SignContexts(n=2, horizon=1000), n=2, horizon=1000, pairs=pairs, seed=1,
                               rho=0.1, lam=1e4, progress=False)
     bound = report.params["rho_bound"]
