@@ -121,7 +121,8 @@ class LinearCosts(ChunkedSequence):
         else:  # x = (1, u)/2, u on the unit sphere: <x, theta> ranges over (t0 -+ |t_rest|)/2
             rest = np.linalg.norm(self.theta[:, 1:], axis=1)
             low, high = float(((self.theta[:, 0] - rest) / 2).min()), float(((self.theta[:, 0] + rest) / 2).max())
-        if low < 0.0 or high > 1.0:
+        # (to rounding: unit vectors normalised in floating point reach 1 ± 1e-16)
+        if low < -1e-12 or high > 1.0 + 1e-12:
             raise InvalidArgumentError(f"linear-bernoulli needs means <x, theta> in [0, 1] (they are probabilities); "
                                        f"the given arms and theta reach [{low:.6g}, {high:.6g}]")
 

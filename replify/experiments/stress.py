@@ -26,12 +26,36 @@ from replify.base.checks import check_int, check_probability, check_rho, public
 from replify.errors import InvalidArgumentError, ReplifyWarning
 from replify.evaluation.evaluate import evaluate
 from replify.base.progress import reporter
+from replify.components.contextual import is_contextual
 from replify.base.randomness import INTERNAL, child, seed_sequence
 from replify.sources import learner_arg, merged_params
 from replify.evaluation.stats import binomial_upper_tail, clopper_pearson
 
 #: The families :func:`stress` searches by default (coin and lazy-leader-trap only at n = 2).
 FAMILIES = ("ties", "crossing", "block-switch", "coin", "lazy-leader-trap")
+#: The families for contextual learners (docs/contextual.md), each a ``linear-bernoulli`` instance:
+#: ``linear-ties`` (fixed features, k arms at equal or near-equal means), ``linear-gaps`` (fixed
+#: features, every other arm's gap drawn log-uniformly: some land in a decision's fragile range),
+#: ``contexts`` (features drawn on the sphere every step). ``contexts`` is left out for a learner
+#: that needs fixed features.
+CONTEXTUAL_FAMILIES = ("linear-ties", "linear-gaps", "contexts")
+_ADVERSARY_OF = {family: "linear-bernoulli" for family in CONTEXTUAL_FAMILIES}
+
+
+def _linear_arms(rng: np.random.Generator, n: int, cosines: np.ndarray) -> dict[str, Any]:
+    """linear-bernoulli parameters with fixed features whose means are (1 + cosines)/2: θ = (1, v),
+    x_a = (1, u_a)/2 with <u_a, v> = cosines[a] (u_a a unit vector, its part orthogonal to v drawn)."""
+    d = int(rng.integers(3, 6))
+    v = rng.standard_normal(d - 1)
+    v /= np.linalg.norm(v)
+    arms = []
+    for c in cosines:
+        w = rng.standard_normal(d - 1)
+        w -= (w @ v) * v
+        w /= np.linalg.norm(w)
+        u = c * v + math.sqrt(max(0.0, 1.0 - c * c)) * w
+        arms.append([0.5, *(0.5 * u).tolist()])
+    return {"d": d, "theta": [1.0, *v.tolist()], "arms": arms}
 
 
 @attrs.frozen(kw_only=True)
@@ -109,6 +133,18 @@ def _sample(family: str, rng: np.random.Generator, *, n: int, horizon: int, bloc
         return {"tau": _loguniform(rng, min(0.5 / math.sqrt(horizon), 0.24), 0.24), "sign": int(rng.choice([-1, 1]))}
     elif family == "lazy-leader-trap":
         return {}
+    elif family == "linear-ties":
+        k, c0 = int(rng.integers(2, n + 1)), float(rng.uniform(-0.6, 0.2))
+        gap = 0.0 if rng.random() < 0.5 else _loguniform(rng, 1e-4, 0.05)
+        cosines = np.full(n, c0 + 0.4)
+        cosines[:k] = c0 + gap * np.arange(k) / (k - 1)
+        return _linear_arms(rng, n, cosines)
+    elif family == "linear-gaps":
+        c0 = float(rng.uniform(-0.9, -0.3))
+        cosines = c0 + np.array([0.0, *(_loguniform(rng, 1e-3, 0.6) for _ in range(n - 1))])
+        return _linear_arms(rng, n, cosines)
+    elif family == "contexts":
+        return {"d": int(rng.integers(3, 6)), "contexts": "sphere"}
     else:
         raise InvalidArgumentError(f"families must be among {list(FAMILIES)}; got {family!r}")
     if scale != 1.0:
@@ -138,7 +174,7 @@ def stress(
     **overrides: Any,
 ) -> StressResult:
     """Search the stress suite (``ties``, ``crossing``, ``block-switch``; ``coin`` and
-    ``lazy-leader-trap`` at n = 2) for the adversary with the highest failure rate against
+    ``lazy-leader-trap`` at n = 2; for a contextual learner :data:`CONTEXTUAL_FAMILIES`) for the adversary with the highest failure rate against
     ``learner`` (anything :func:`replify.evaluate` takes as a learner — a registered name, a
     factory taking n, horizon, rng, a wrapped class, a callable ``seed -> learner`` or a
     ``"module:Name"`` reference — built with ``rho`` and its hyperparameters ``overrides`` and
@@ -155,22 +191,28 @@ def stress(
     candidates_per_family = check_int("candidates_per_family", candidates_per_family, minimum=1)
     if rho is not None:
         rho = check_rho(rho)
-    chosen = list(FAMILIES if families is None else families)
-    unknown = sorted(set(chosen) - set(FAMILIES))
+    arg = learner_arg(learner, label=label)
+    params = merged_params(overrides, learner_params)
+    build, label, spec = arg.builder(n=n, horizon=horizon, rho=rho, params=params), arg.label, arg.spec
+    block, scale, domain, probe = _learner_shape(build, spec, n=n, seed=seed)
+    contextual = is_contextual(probe)
+    known = CONTEXTUAL_FAMILIES if contextual else FAMILIES
+    chosen = list(known if families is None else families)
+    unknown = sorted(set(chosen) - set(known))
     if unknown or not chosen:
-        raise InvalidArgumentError(f"families must be a non-empty list among {list(FAMILIES)}; got {list(chosen)}")
+        kind = "a contextual learner's" if contextual else "a learner's"
+        raise InvalidArgumentError(f"families must be a non-empty list among {list(known)} ({kind} families); "
+                                   f"got {list(chosen)}")
+    if contextual and getattr(probe, "needs_fixed_contexts", False):
+        chosen = [f for f in chosen if f != "contexts"] or ["linear-gaps"]
     if n != 2:
         chosen = [f for f in chosen if f not in ("coin", "lazy-leader-trap")]  # both are two-expert adversaries
         if not chosen:
             raise InvalidArgumentError(f"families {list(families or [])} need n = 2; got n={n}")
-    arg = learner_arg(learner, label=label)
-    params = merged_params(overrides, learner_params)
-    build, label, spec = arg.builder(n=n, horizon=horizon, rho=rho, params=params), arg.label, arg.spec
     # what evaluate is given for every candidate: the learner as resolved, with its label
     kw = dict(label=label, progress=False, **({} if arg.kind == "seeded" else dict(rho=rho, learner_params=params)))
     learner = arg.obj
 
-    block, scale, domain = _learner_shape(build, spec, n=n, seed=seed)
     if domain is not None and domain.low > -1.0:  # its day-1 bonus is a cost of -1
         chosen = [f for f in chosen if f != "lazy-leader-trap"]
     rng = np.random.default_rng(_seed(seed, "candidates"))
@@ -191,8 +233,8 @@ def stress(
                 family, params = pool[i]
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", ReplifyWarning)
-                    report = evaluate(learner, family, n=n, horizon=horizon, pairs=each, seed=_seed(seed, i, r),
-                                      adversary_params=params, **kw)
+                    report = evaluate(learner, _ADVERSARY_OF.get(family, family), n=n, horizon=horizon, pairs=each,
+                                      seed=_seed(seed, i, r), adversary_params=params, **kw)
                 tallies[i][0] += report.failures
                 tallies[i][1] += each
                 used += each
@@ -216,8 +258,9 @@ def stress(
                         candidates=tuple(found))
 
 
-def _learner_shape(build: Callable[[Any], Any], spec: Any, *, n: int, seed: int) -> tuple[int, float, Any]:
-    """The learner's block size (1 without blocks), the cost scale its domain needs, and the domain."""
+def _learner_shape(build: Callable[[Any], Any], spec: Any, *, n: int, seed: int) -> tuple[int, float, Any, Any]:
+    """The learner's block size (1 without blocks), the cost scale its domain needs, the domain, and
+    the learner built (what it is: contextual or not)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ReplifyWarning)
         built = build(child(seed_sequence(seed), INTERNAL, 0))
@@ -225,4 +268,4 @@ def _learner_shape(build: Callable[[Any], Any], spec: Any, *, n: int, seed: int)
     if domain is None and spec is not None:
         domain = spec.domain
     scale = 1.0 / n if domain is not None and domain.l1 else 1.0
-    return int(getattr(built, "block_size", 1)), scale, domain
+    return int(getattr(built, "block_size", 1)), scale, domain, built

@@ -53,13 +53,13 @@ def oracle(**kw):
 def test_a_users_contextual_learner_is_scored_against_the_best_policy():
     # Contexts that change every step: the oracle plays the best policy, so its regret and
     # pseudo-regret are 0 exactly; the worst-arm player pays the whole spread of every step.
-    common = dict(n=4, horizon=3000, pairs=3, seed=0, adversary_params={"d": 3, "theta": THETA, "contexts": "sphere"},
+    common = dict(n=4, horizon=1000, pairs=2, seed=0, adversary_params={"d": 3, "theta": THETA, "contexts": "sphere"},
                   progress=False)
     best = replify.evaluate(oracle(), "linear-gaussian", **common)
     assert np.all(best.pseudo_regret == 0.0) and np.all(best.regret == 0.0)
     assert best.identical.all()  # one policy (θ) in both runs, though their contexts differ
     worst = replify.evaluate(oracle(worst=True), "linear-gaussian", **common)
-    assert np.all(worst.pseudo_regret > 0.5 * 3000)  # four arms on the sphere: the spread averages above 1
+    assert np.all(worst.pseudo_regret > 0.5 * 1000)  # four arms on the sphere: the spread averages above 1
     assert best.constant_regret.mean() < worst.pseudo_regret.mean()
 
 
@@ -211,9 +211,9 @@ def test_attack_ties_collinear_arms_and_more_dimensions_than_arms(arms):
     # Default target rho = 0.1: a pair parts far less often than the bound allows (refuted only
     # by an exact tail at level 1e-6), and the learner ends on a best arm.
     theta = np.r_[1.0, np.zeros(arms.shape[1] - 1)]
-    report = elimination(arms, theta, horizon=10**6, pairs=100, rho=0.1)
+    report = elimination(arms, theta, horizon=10**6, pairs=60, rho=0.1)
     assert report.params["certified"]
-    assert (~report.identical).sum() < binomial_upper(100, report.params["rho_bound"])
+    assert (~report.identical).sum() < binomial_upper(60, report.params["rho_bound"])
     assert report.pseudo_regret.mean() < 0.5 * report.constant_regret.mean()
 
 
@@ -301,3 +301,13 @@ def test_a_noise_level_below_the_adversarys_voids_the_certificate():
                                   rho=0.1, sigma=0.01, progress=False, adversary_params={"d": 2, "sigma": 0.1})
     assert report.certified is False and report.claim == "measured"
     assert "void" in report.params["certificate_note"]
+
+
+def test_stress_searches_the_contextual_families():
+    result = replify.stress("linucb", n=3, horizon=300, budget=40, seed=0)
+    assert {c.family for c in result.candidates} <= {"linear-ties", "linear-gaps", "contexts"}
+    assert result.worst.rho_hat == 1.0  # LinUCB adapts every step: its runs part
+    fixed = replify.stress("rep-linear-elimination", n=3, horizon=2000, rho=0.5, budget=24, seed=0)
+    assert "contexts" not in {c.family for c in fixed.candidates}  # it needs fixed features
+    with pytest.raises(InvalidArgumentError, match="a contextual learner's families"):
+        replify.stress("linucb", n=3, horizon=300, budget=40, seed=0, families=["ties"])
