@@ -17,6 +17,7 @@ from replify.evaluation.reportdata import ARRAYS, check_summaries, report_fields
 from replify.evaluation.stats import clopper_pearson, t_interval, t_quantile
 from replify.guarantees.certificates import UnionBound
 from replify.components.bandits import BanditFeed, is_bandit
+from replify.components.contextual import ContextFeed, is_contextual, shows_contexts, varying_contexts
 from replify.base.randomness import DATA, INTERNAL, MIXED, child
 
 
@@ -254,11 +255,16 @@ class Report:
                     f"({type(exc).__name__}: {exc}); replay it where their module can be imported"
                 ) from None
         build, seq, root, action_set = source
-        costs, actions, regrets = [], [], []
+        costs, actions, regrets, policies = [], [], [], []
         for side in (0, 1):
             learner = build(child(root, INTERNAL, k))
+            rng = np.random.default_rng(child(root, DATA, k, side))
+            if shows_contexts(seq):  # contexts before each step (docs/contextual.md): as the engine plays them
+                a, c, regret, policy = _replay_contextual(learner, seq, rng, self.n, self.horizon)
+                costs.append(c), actions.append(a), regrets.append(regret), policies.append(policy)
+                continue
             # a copy (the learner must not write into the draw the regret is scored on), real-valued
-            c = np.array(as_float_array("the adversary's sample", seq.sample(np.random.default_rng(child(root, DATA, k, side)))))
+            c = np.array(as_float_array("the adversary's sample", seq.sample(rng)))
             # as the engine plays it: bandit feedback, mixed strategies sampled from the pair's stream
             feed = BanditFeed(learner, self.n) if is_bandit(learner) else None
             sampler = np.random.default_rng(child(root, INTERNAL, k, MIXED))
@@ -277,6 +283,8 @@ class Report:
             actions.append(a)
             regrets.append(paid - best)
         same = actions[0] == actions[1] if actions[0].ndim == 1 else (actions[0] == actions[1]).all(axis=-1)
+        if policies and policies[0] is not None and varying_contexts(seq):  # the runs' policies, as evaluate compares
+            same = (policies[0] == policies[1]).all(axis=-1)
         first = 0 if same.all() else int(np.argmin(same)) + 1
         return Replay(pair=k, costs=(costs[0], costs[1]), actions=(actions[0], actions[1]),
                       regret=(regrets[0], regrets[1]), identical=bool(same.all()), first_divergence=first,
@@ -521,3 +529,24 @@ def _plain(array: np.ndarray) -> list:
         obj[np.isnan(a)] = None
         return obj.tolist()
     return a.tolist()
+
+
+def _replay_contextual(learner: Any, seq: Any, rng: np.random.Generator, n: int,
+                       horizon: int) -> tuple[np.ndarray, np.ndarray, float, Any]:
+    """One run of a replay on an adversary that shows contexts: the arms, the costs, the regret
+    (against the best fixed arm on fixed features, the best policy where contexts change) and the
+    learner's policies (None when it names none)."""
+    x, c, means = (np.array(as_float_array("the adversary's sample_contexts", v))
+                   for v in seq.sample_contexts(rng, 0, horizon))
+    if is_contextual(learner):
+        a, policy = ContextFeed(learner, n).play(x, c, 0, True)
+        paid = float(np.cumsum(c[np.arange(horizon), a])[-1]) if horizon else 0.0
+    else:
+        feed = BanditFeed(learner, n) if is_bandit(learner) else None
+        a, step_paid = play_chunk(learner, c.copy(), n=n, problem="experts", t0=0, sampler=None, feed=feed)
+        paid, policy = float(np.cumsum(step_paid)[-1]) if horizon else 0.0, None
+    if varying_contexts(seq):
+        best = float(np.cumsum(c[np.arange(horizon), np.argmin(means, axis=1)])[-1]) if horizon else 0.0
+    else:
+        best = float(np.cumsum(c, axis=0)[-1].min()) if horizon else 0.0
+    return a, c, paid - best, policy

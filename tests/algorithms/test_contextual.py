@@ -311,3 +311,15 @@ def test_stress_searches_the_contextual_families():
     assert "contexts" not in {c.family for c in fixed.candidates}  # it needs fixed features
     with pytest.raises(InvalidArgumentError, match="a contextual learner's families"):
         replify.stress("linucb", n=3, horizon=300, budget=40, seed=0, families=["ties"])
+
+
+@pytest.mark.parametrize("learner, params, kw", [
+    ("rep-ridge", {"d": 3, "contexts": "sphere"}, {"rho": 0.3}),  # policies compared where contexts change
+    ("linucb", {"d": 3}, {}),                                       # arms compared on fixed features
+    ("ucb1", {"d": 3, "contexts": "sphere"}, {}),                   # a plain bandit learner, against the best policy
+])
+def test_a_replay_gives_the_pair_as_evaluated(learner, params, kw):
+    report = replify.evaluate(learner, "linear-bernoulli", n=4, horizon=800, pairs=2, seed=0, progress=False,
+                              adversary_params=params, **kw)
+    replay = report.replay(1)
+    assert replay.identical == report.identical[1] and np.allclose(replay.regret, report.regret[1])
