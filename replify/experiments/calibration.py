@@ -27,7 +27,7 @@ from replify.errors import InvalidArgumentError, ReplifyWarning
 from replify.evaluation.evaluate import evaluate
 from replify.evaluation.provenance import jsonable
 from replify.experiments.candidates import BLOCK_FRACTIONS, CALIBRATABLE, MULTIPLIERS, REFINE_TOP, SCREEN_PAIRS, _check_arguments, _grid, _suite, _user_build
-from replify.experiments.stress import stress
+from replify.experiments.stress import stress, stress_adversary
 from replify.plugins.factory import make
 from replify.plugins.registry import hookimpl, registry
 from replify.plugins.specs import LearnerSpec
@@ -239,7 +239,9 @@ def calibrate(
     calibrated over ``grid``, a list of knob dicts passed
     to it as keyword arguments (``rho`` too, if it takes one; without ``grid``, the learner as
     given is the one candidate), against the whole stress suite; it has no certified point
-    (``certified_knobs`` is None).
+    (``certified_knobs`` is None). A contextual learner (docs/contextual.md) is measured on
+    ``linear-bernoulli`` (d = 3; fixed features for one that needs them, else features on the
+    sphere) and tested there and on the worst of the contextual stress families.
     """
     n, horizon, rho = check_int("n", n, minimum=2), check_int("horizon", horizon, minimum=16), check_rho(rho)
     _check_arguments(n=n, horizon=horizon, rho=rho, seed=seed, adversaries=adversaries, reference=reference,
@@ -259,6 +261,11 @@ def calibrate(
     # rho goes to a registered learner whose parameters come from a replicability theorem (or that
     # claims one); a user's factory gets it when it takes it (_user_build)
     named_rho = {} if spec is None or (spec.parameters is None and spec.guarantee is None) else {"rho": rho}
+    # a contextual learner (docs/contextual.md) is measured and tested on adversaries that show contexts
+    contextual = (spec.problem if spec is not None else getattr(name, "problem", None)) == "contextual"
+    if reference is None and contextual:
+        fixed = getattr(name if user else spec.factory, "needs_fixed_contexts", False)
+        reference = ("linear-bernoulli", {"d": 3, "contexts": "fixed" if fixed else "sphere"})
     if reference is None:
         reference = ("iid-bernoulli", {"means": np.linspace(0.3, 0.7, n)})
     ref_name, ref_params = reference[0], dict(reference[1])
@@ -320,25 +327,29 @@ def calibrate(
             if used >= budget:
                 break
             tried += 1
-            screen = measure(knobs, "ties", {"k": 2, **scale}, SCREEN_PAIRS, seed + 2)
-            if screen.rho_ci[0] > rho:
+            screen = None if contextual else measure(knobs, "ties", {"k": 2, **scale}, SCREEN_PAIRS, seed + 2)
+            if screen is not None and screen.rho_ci[0] > rho:
                 refused.append((dict(knobs), AdversaryCheck(adversary="ties", params={"k": 2, **scale}, decision="screened out",
                                                              pairs=screen.pairs, rho_hat=screen.rho_hat, interval=screen.rho_ci)))
                 continue
             block = int(knobs.get("block_size", 1))
             iid = spec_guarantee == "iid"
-            suite = (_suite(n, block, horizon, iid, (ref_name, ref_params)) if adversaries == "stress"
-                     else [(a, dict(p)) for a, p in adversaries])
+            if adversaries != "stress":
+                suite = [(a, dict(p)) for a, p in adversaries]
+            elif contextual:  # the reference, then the worst of the contextual stress families (below)
+                suite = [(ref_name, dict(ref_params))]
+            else:
+                suite = _suite(n, block, horizon, iid, (ref_name, ref_params))
             suite = [(a, {**p, **scale} if a in ("ties", "crossing", "block-switch") else p) for a, p in suite]
             checks, passed = [], True
             if adversaries == "stress":
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", ReplifyWarning)
                     found = stress(learner_for(knobs), n=n, horizon=horizon, budget=min(400, max(100, budget - used)),
-                                   seed=seed, families=["ties"] if iid else None, label=label, progress=False,
-                                   **({} if user else dict(knobs, **named_rho)))
+                                   seed=seed, families=["ties"] if iid and not contextual else None, label=label,
+                                   progress=False, **({} if user else dict(knobs, **named_rho)))
                 used += found.pairs_used
-                suite.append((found.worst.family, found.worst.params))
+                suite.append((stress_adversary(found.worst.family), found.worst.params))
             for adversary, params in suite:
                 report = measure(knobs, adversary, params, test_pairs, seed + 1, target=rho, sequential=True, alpha=alpha)
                 checks.append(AdversaryCheck(adversary=adversary, params=dict(params), decision=report.decision,

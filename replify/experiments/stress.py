@@ -42,6 +42,12 @@ CONTEXTUAL_FAMILIES = ("linear-ties", "linear-gaps", "contexts")
 _ADVERSARY_OF = {family: "linear-bernoulli" for family in CONTEXTUAL_FAMILIES}
 
 
+def stress_adversary(family: str) -> str:
+    """The registered adversary a stress family's candidates are instances of (its own name, or
+    ``linear-bernoulli`` for the contextual families)."""
+    return _ADVERSARY_OF.get(family, family)
+
+
 def _linear_arms(rng: np.random.Generator, n: int, cosines: np.ndarray) -> dict[str, Any]:
     """linear-bernoulli parameters with fixed features whose means are (1 + cosines)/2: θ = (1, v),
     x_a = (1, u_a)/2 with <u_a, v> = cosines[a] (u_a a unit vector, its part orthogonal to v drawn)."""
@@ -233,7 +239,7 @@ def stress(
                 family, params = pool[i]
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", ReplifyWarning)
-                    report = evaluate(learner, _ADVERSARY_OF.get(family, family), n=n, horizon=horizon, pairs=each,
+                    report = evaluate(learner, stress_adversary(family), n=n, horizon=horizon, pairs=each,
                                       seed=_seed(seed, i, r), adversary_params=params, **kw)
                 tallies[i][0] += report.failures
                 tallies[i][1] += each

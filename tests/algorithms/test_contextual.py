@@ -323,3 +323,10 @@ def test_a_replay_gives_the_pair_as_evaluated(learner, params, kw):
                               adversary_params=params, **kw)
     replay = report.replay(1)
     assert replay.identical == report.identical[1] and np.allclose(replay.regret, report.regret[1])
+
+
+def test_calibrate_tests_a_contextual_learner_on_adversaries_with_contexts():
+    cal = replify.calibrate("rep-ridge", n=3, horizon=400, rho=0.3, seed=0, budget=1500, test_pairs=400, regret_pairs=4,
+                            refine_pairs=6, grid=[{"grid_scale": 1.0}])
+    assert cal.reference == "linear-bernoulli" and len(cal.checks) == 2  # the reference, then stress's worst
+    assert all(c.adversary == "linear-bernoulli" and c.decision == "below" for c in cal.checks)
