@@ -12,8 +12,10 @@
    intervals. mabwiser maximises rewards: it is given −cost.
 3. Real data: the wine classification bandit (replify.datasets.wine, classification-bandit), every
    learner side by side with ρ̂ and mistakes (regret against the best policy, which pays 0).
+4. rep-ridge, certified (ρ = 0.1), where it can learn: linear-bernoulli with features on the sphere
+   (d = 5, n = 10, T = 1e6), on three instances (θ drawn from seeds 1, 2, 3), 10 pairs each.
 
-Run:  python benchmarks/contextual.py [--pairs 50] [--skip-real]
+Run:  python benchmarks/contextual.py [--pairs 50] [--skip-real] [--only-ridge]
 """
 
 import argparse
@@ -30,6 +32,7 @@ parser = argparse.ArgumentParser()
 parser.add_argument("--pairs", type=int, default=50)
 parser.add_argument("--skip-real", action="store_true")
 parser.add_argument("--mabwiser-steps", type=int, default=10_000)
+parser.add_argument("--only-ridge", action="store_true", help="section 4 only")
 args = parser.parse_args()
 warnings.simplefilter("ignore", ReplifyWarning)
 
@@ -52,6 +55,21 @@ def row(label, report, uniform=None, seconds=None):
     took = "" if seconds is None else f"  ({seconds:.1f} s)"
     print(f"  {label:<48} rho_hat {report.rho_hat:.3f} [{lo:.3f}, {hi:.3f}]  pseudo-regret {p:.4g}{ratio}{took}")
 
+
+def ridge_section():
+    print("\n4. rep-ridge rho=0.1 (certified) on linear-bernoulli, features on the sphere, d=5, n=10, T=1e6")
+    T = 10**6
+    for instance in (1, 2, 3):
+        seq = replify.make_adversary("linear-bernoulli", n=10, horizon=T, seed=instance, d=5, contexts="sphere")
+        start = time.perf_counter()
+        r = replify.evaluate("rep-ridge", seq, n=10, horizon=T, pairs=10, seed=0, rho=0.1, progress=False)
+        u = replify.evaluate("constant", seq, n=10, horizon=T, pairs=10, seed=0, progress=False).pseudo_regret_mean
+        row(f"instance {instance} (constant: {u:.4g})", r, u, time.perf_counter() - start)
+
+
+if args.only_ridge:
+    ridge_section()
+    raise SystemExit
 
 print("1. linear-gaussian, d=5, n=20 fixed unit arms, unit theta, sigma=0.1 (seed 0)")
 T = 10**5
@@ -117,3 +135,5 @@ if not args.skip_real:
         r = replify.evaluate(name, "classification-bandit", n=3, horizon=T, pairs=args.pairs, seed=3, progress=False,
                              adversary_params={"features_as": features}, **kw)
         row(label, r, None, time.perf_counter() - start)
+
+ridge_section()

@@ -32,6 +32,7 @@ class ClassificationBandit(ChunkedSequence):
 
     integer_costs = True
     cost_bounds = (0.0, 1.0)
+    iid = True  # rows drawn uniformly with replacement: the same law at every step
     noise_scale = 0.5  # costs in [0, 1]
     fixed_contexts = None
 
@@ -52,6 +53,9 @@ class ClassificationBandit(ChunkedSequence):
         if y.min() < 0 or y.max() >= n:
             raise InvalidArgumentError(f"labels must be classes in [0, n) = [0, {n}) (one arm per class); got labels in "
                                        f"[{int(y.min())}, {int(y.max())}]")
+        if int(y.max()) + 1 != n:  # an arm no label names would always cost 1: a mistake, not an instance
+            raise InvalidArgumentError(f"n must be the number of classes, one arm each: the labels name "
+                                       f"{int(y.max()) + 1} classes (0..{int(y.max())}); got n={n}")
         if features_as not in ("blocks", "same"):
             raise InvalidArgumentError(f"features_as must be 'blocks' or 'same'; got {features_as!r}")
         self.features_as = features_as

@@ -71,13 +71,14 @@ class LinearCosts(ChunkedSequence):
         self._check_means()
         #: the features shown at every step, or None when they change (docs/contextual.md)
         self.fixed_contexts = None if self.arms is None else self.arms
+        # The same law at every step (or between law_changes): the engine's block-sum paths and the
+        # iid certificates rely on it. Contexts drawn afresh each step are iid too.
+        if self.theta.shape[0] == 1:
+            self.iid = True
+        else:
+            self.law_changes = tuple(int(c) for c in cuts[1:-1])
         if self.arms is not None:
             self.piece_means = self.theta @ self.arms.T  # (pieces, n)
-            # The same law at every step (or between law_changes): the engine's block-sum paths rely on it.
-            if self.theta.shape[0] == 1:
-                self.iid = True
-            else:
-                self.law_changes = tuple(int(c) for c in cuts[1:-1])
         #: the noise's sub-Gaussian scale (c − mean): σ, or 1/2 for 0/1 costs. A learner whose
         #: certificate assumes a smaller one (rep-linear-elimination's sigma) is reported uncertified.
         self.noise_scale = self.sigma

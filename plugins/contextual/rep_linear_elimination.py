@@ -75,7 +75,7 @@ import attrs
 import numpy as np
 
 import replify
-from replify.base.checks import CostDomain, check_int, check_next_step, check_positive, check_rho
+from replify.base.checks import CostDomain, as_float_array, check_int, check_next_step, check_positive, check_rho
 from replify.components.bandits import MAX_BATCH
 from replify.components.describe import Described
 from replify.errors import ActionError, CostError, HorizonError, InvalidArgumentError, LearnerProtocolError
@@ -222,11 +222,14 @@ class RepLinearElimination(Described):
 
     # -- the phases ---------------------------------------------------------------------------
     def _see(self, context: Any) -> None:
-        x = np.asarray(context, dtype=np.float64)
+        x = as_float_array("context", context)
         if self.features is None:
-            if x.ndim != 2 or x.shape[0] != self.n or not np.isfinite(x).all():
-                raise InvalidArgumentError(f"{type(self).__name__}: context must be finite features of shape (n, d) = "
+            if x.ndim != 2 or x.shape[0] != self.n:
+                raise InvalidArgumentError(f"{type(self).__name__}: context must be features of shape (n, d) = "
                                            f"({self.n}, d); got shape {x.shape}")
+            if not np.isfinite(x).all():
+                raise InvalidArgumentError(f"{type(self).__name__}: context must be finite; got "
+                                           f"{x[~np.isfinite(x)][:3].tolist()}")
             self.features = x.copy()
             self.params = linear_parameters(horizon=self.horizon, n=self.n, rho=self.rho,
                                             dim=max(1, _span(self.features).shape[1]), **self._given)

@@ -321,6 +321,19 @@ def check_learner(obj: Any, *, source: str) -> Any:
             f"got {type(obj).__name__} without {' and '.join(missing)}()"
         )
     feedback = check_feedback(obj)
+    act = getattr(obj, "act")
+    contextual = getattr(obj, "problem", None) == "contextual"
+    if contextual and not _takes(type(obj), act, 1):
+        raise LearnerProtocolError(
+            f"{source} returned a {type(obj).__name__} that declares problem='contextual', so it acts as act(context) "
+            f"on the step's (n, d) features; its act takes {_parameters(act)}"
+        )
+    if not contextual and not _takes(type(obj), act, 0) and _takes(type(obj), act, 1):
+        raise LearnerProtocolError(
+            f"{source} returned a {type(obj).__name__} whose act takes {_parameters(act)}, but it does not declare "
+            f"problem = 'contextual', so it would be called as act(); if it acts on a context, declare "
+            f"problem = 'contextual' and feedback = 'bandit' (docs/contextual.md)"
+        )
     update = getattr(obj, "update")
     if feedback == "bandit" and not _takes(type(obj), update, 2):
         raise LearnerProtocolError(
@@ -338,10 +351,10 @@ def check_learner(obj: Any, *, source: str) -> Any:
 
 
 def _takes(cls: type, method: Any, count: int) -> bool:
-    """Whether ``method`` (a learner's bound ``update``) can be called with ``count`` positional
-    arguments; read once per class (the engine builds a learner for every run of every pair)."""
+    """Whether ``method`` (a learner's bound ``act`` or ``update``) can be called with ``count``
+    positional arguments; read once per class (the engine builds a learner for every run of every pair)."""
     func = getattr(method, "__func__", None)
-    if func is not None and getattr(cls, "update", None) is func:
+    if func is not None and getattr(cls, getattr(func, "__name__", ""), None) is func:
         return _binds(func, count + 1)  # the function itself, self included
     try:
         return _binds(method, count)

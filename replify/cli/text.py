@@ -80,8 +80,8 @@ def report_table(report: Any) -> str:
         lines.append(f"  first divergence median step {report.first_divergence_median:.0f} (measured, over the pairs that part)")
     if report.params and "block_size" not in report.params:  # a learner of phases (the bandit eliminations)
         p = report.params
-        shown = {k: p[k] for k in ("pulls", "width_scale", "pull_scale", "confidence_scale", "decisions", "block_ends")
-                 if p.get(k) is not None}
+        shown = {k: p[k] for k in ("pulls", "width_scale", "pull_scale", "confidence_scale", "decisions", "block_ends",
+                                   "sigma", "starts", "samples", "grid_scale") if p.get(k) is not None}
         if "decisions" in shown:  # perturbed-commit: its decision steps say where its blocks end
             shown.pop("block_ends", None)
         noise = [_noise(p)] if p.get("eps_schedule") else []

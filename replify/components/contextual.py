@@ -129,6 +129,9 @@ class ContextLanes:
                 raise LearnerProtocolError(f"{type(self).__name__}.act() after the horizon ({self.horizon} steps played)")
             self._x = contexts
             self._arms = np.asarray(self._choose(), dtype=np.int64)
+        if self._arms is not None and not checked and not np.array_equal(np.asarray(contexts), self._x):
+            raise LearnerProtocolError(f"{type(self).__name__}.act() at step {self.t + 1} was called again with other "
+                                       "contexts before update(): the lanes pick one arm each per step")
         if self._arms is None:
             if self.t >= self.horizon:
                 raise LearnerProtocolError(f"{type(self).__name__}.act() after the horizon ({self.horizon} steps played)")
@@ -277,7 +280,15 @@ class ContextualLearner(Described):
         return CostDomain(low=self.cost_range[0], high=self.cost_range[1])
 
     def act(self, context: Any) -> int:
-        """The arm for the current step, given its (n, d) ``context``."""
+        """The arm for the current step, given its (n, d) ``context``. Called again before
+        ``update``, with the same context, it returns the same arm; with another context it is
+        refused (a learner decides once per step: scoring a policy offline on many contexts needs a
+        copy per context, or the rule itself, ``policy()``)."""
+        if self._action is not None and not np.array_equal(np.asarray(context), self._context):
+            raise LearnerProtocolError(
+                f"{type(self).__name__}.act() at step {self.t + 1} was called again with another context before "
+                f"update(): a learner picks one arm per step; call update(action, cost) first"
+            )
         if self._action is None:
             if self.t >= self.horizon:
                 raise HorizonError(f"{type(self).__name__}.act() for step {self.t + 1}, past the horizon T={self.horizon}")
@@ -285,7 +296,11 @@ class ContextualLearner(Described):
             if x.ndim != 2 or x.shape[0] != self.n:
                 raise InvalidArgumentError(f"{type(self).__name__}.act(context): context must have shape (n, d) = "
                                            f"({self.n}, d), one feature vector per arm; got shape {x.shape}")
+            if self._lane.d is not None and x.shape[1] != self._lane.d:
+                raise InvalidArgumentError(f"{type(self).__name__}.act(context) at step {self.t + 1}: context has "
+                                           f"d={x.shape[1]} features per arm; the earlier steps had d={self._lane.d}")
             self._action = int(self._lane.act(x[None])[0])
+            self._context = np.array(x, copy=True)
         return self._action
 
     def update(self, action: Any, cost: Any) -> None:

@@ -176,8 +176,13 @@ class _Lanes:
         if ok and d.l1:
             ok = np.abs(rows).sum(axis=-1).max() <= 1.0 + L1_SLACK
         if not ok:  # find the lane and step with CostDomain's own check, which names them
-            for lane in rows.reshape(-1, rows.shape[-2], rows.shape[-1]):
-                d.check_matrix(lane, n=lane.shape[-1], name="costs drawn by the adversary", first_step=t0 + 1)
+            # named with the learner whose domain it is (it declared it: its cost_range, or sigma= for ucb1)
+            try:
+                for lane in rows.reshape(-1, rows.shape[-2], rows.shape[-1]):
+                    d.check_matrix(lane, n=lane.shape[-1], name="costs drawn by the adversary", first_step=t0 + 1)
+            except CostError as exc:
+                raise CostError(f"{exc} (the domain {type(self.learners[0]).__name__} declares; an adversary whose "
+                                "costs lie in it, or a learner that takes these costs, runs)") from None
 
     @staticmethod
     def _check_finite(rows: np.ndarray, t0: int, extrema: tuple[float, float] | None = None) -> None:

@@ -12,6 +12,7 @@ import attrs
 import numpy as np
 
 from replify.base.checks import check_int, check_learner, check_real, check_rho, public
+from replify.engine.declarations import declared_pieces
 from replify.engine.dispatch import dispatch
 from replify.engine.outcomes import Outcomes
 from replify.errors import InvalidArgumentError, LearnerProtocolError, ReplifyError, ReplifyWarning
@@ -242,7 +243,7 @@ def _report(run: _Run, setup: _Setup, **fields: Any) -> Report:
     return Report(
         learner=setup.label, adversary=setup.adversary_label, pairs=run.pairs, identical=o.identical,
         agreement=o.agreement, first_divergence=o.first_divergence, regret=o.regret,
-        params=_noise_checked(o.params, setup.seq),
+        params=_noise_checked(_iid_checked(o.params, setup.seq, setup.spec, fields["horizon"]), setup.seq),
         regret_bound=fields.pop("bound"), regret_bound_note=fields.pop("bound_note"), fast_path=o.fast_path,
         agreement_curve=o.agreement_curve, curve_edges=o.bin_edges, action_counts=o.action_counts,
         constant_regret=o.constant_regret, pseudo_regret=o.pseudo_regret, curve_steps=o.curve_steps,
@@ -250,6 +251,24 @@ def _report(run: _Run, setup: _Setup, **fields: Any) -> Report:
         drift_steps=o.drift_steps, drift=o.drift, decision=run.decision, sequential_interval=run.interval,
         sequential_p_value=run.p_value, cost_range=o.cost_range, **fields,
     )
+
+
+def _iid_checked(params: Mapping[str, Any] | None, seq: Any, spec: Any, horizon: int) -> Mapping[str, Any] | None:
+    """An iid certificate (a learner registered with ``guarantee="iid"``) covers costs whose law is
+    the same at every step: on an adversary that does not declare ``iid = True`` — a switching one
+    declares ``law_changes``, a user's declares nothing — it is void, and the report says so (the
+    ``adversarial-bandit`` demo refutes one there)."""
+    if not params or not params.get("certified") or getattr(spec, "guarantee", None) != "iid":
+        return params
+    pieces = declared_pieces(seq, horizon)  # iid = True, or law_changes that change nothing: one piece
+    if pieces is not None and len(pieces) == 1:
+        return params
+    why = ("its law changes at the steps it declares (law_changes)" if getattr(seq, "law_changes", None) is not None
+           else "it does not declare its costs iid (iid = True)")
+    warnings.warn(f"the learner's certificate holds for iid costs, and {type(seq).__name__} is not known to be iid: "
+                  f"{why}; rho is measured, not certified", ReplifyWarning, stacklevel=4)
+    return {**params, "certified": False, "certificate_note": f"void here: it holds for iid costs, and the adversary's "
+                                                              f"are not known to be iid ({why})"}
 
 
 def _noise_checked(params: Mapping[str, Any] | None, seq: Any) -> Mapping[str, Any] | None:

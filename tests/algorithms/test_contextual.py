@@ -249,7 +249,7 @@ class SignContexts(ChunkedSequence):
     """One feature, ±1 at random, and every cost 1: the ridge estimate is all noise, as large as the
     feature bound lets it be (an independent review's worst attack on rep-ridge)."""
 
-    fixed_contexts, cost_bounds, d = None, (0.0, 1.0), 1
+    fixed_contexts, cost_bounds, d, iid = None, (0.0, 1.0), 1, True
 
     def __init__(self, *, n, horizon):
         self.n, self.horizon = n, horizon
@@ -330,3 +330,39 @@ def test_calibrate_tests_a_contextual_learner_on_adversaries_with_contexts():
                             refine_pairs=6, grid=[{"grid_scale": 1.0}])
     assert cal.reference == "linear-bernoulli" and len(cal.checks) == 2  # the reference, then stress's worst
     assert all(c.adversary == "linear-bernoulli" and c.decision == "below" for c in cal.checks)
+
+
+def test_mistakes_a_user_makes_get_clear_errors(tmp_path):
+    # act() again with another context before update(): it silently returned the first arm
+    learner = LinUCB(n=2, horizon=10, rng=None)
+    first = learner.act(np.eye(2))
+    assert learner.act(np.eye(2)) == first
+    with pytest.raises(replify.errors.LearnerProtocolError, match="called again with another context"):
+        learner.act(np.eye(2)[::-1])
+
+    class ForgotTheProblem:  # acts on a context, declares nothing: it was called as act() deep in the engine
+        feedback = "bandit"
+
+        def __init__(self, *, n, horizon, rng):
+            pass
+
+        def act(self, context):
+            return 0
+
+        def update(self, action, cost):
+            pass
+
+    with pytest.raises(replify.errors.LearnerProtocolError, match="declare problem = 'contextual'"):
+        replify.evaluate(ForgotTheProblem, "linear-gaussian", n=3, horizon=20, pairs=2, seed=0, progress=False)
+    with pytest.raises(InvalidArgumentError, match="n must be the number of classes"):
+        replify.make_adversary("classification-bandit", n=5, horizon=5, seed=0)
+    with pytest.raises(replify.errors.CostError, match="the domain RepRidge declares"):
+        replify.evaluate("rep-ridge", "linear-gaussian", n=3, horizon=20, pairs=2, seed=0, rho=0.1, progress=False,
+                         adversary_params={"d": 2, "contexts": "sphere"})
+
+
+def test_an_iid_certificate_is_void_where_theta_changes():
+    with pytest.warns(ReplifyWarning, match="not known to be iid"):
+        report = replify.evaluate("rep-linear-elimination", "linear-switching", n=4, horizon=10**6, pairs=2, seed=0,
+                                  rho=0.1, progress=False, adversary_params={"d": 3})
+    assert report.certified is False and "iid" in report.params["certificate_note"]
