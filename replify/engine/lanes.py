@@ -435,6 +435,8 @@ class _Lanes:
 def _sum_bounds(d: CostDomain, length: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The least and largest sums of ``length`` costs in the domain's box: L·low and L·high, and 0
     for an empty segment whatever the bounds (an infinite bound times 0 would be NaN)."""
+    if math.isfinite(d.low) and math.isfinite(d.high):  # the common case, on the segment path's hot loop
+        return d.low * length, d.high * length
     empty = np.zeros_like(length)
     return (np.multiply(d.low, length, out=empty.copy(), where=length > 0),
             np.multiply(d.high, length, out=empty, where=length > 0))
