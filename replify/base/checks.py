@@ -293,7 +293,7 @@ def check_remaining(t: int, rows: int, horizon: int) -> None:
 
 
 #: integer types an action may have that are never booleans (bool is an int, and refused as an action)
-_PLAIN_INTS = frozenset({int, np.int64, np.int32, np.intp, np.int16, np.int8, np.uint64, np.uint32, np.uint16, np.uint8})
+PLAIN_INTS = frozenset({int, np.int64, np.int32, np.intp, np.int16, np.int8, np.uint64, np.uint32, np.uint16, np.uint8})
 
 
 def check_action(action: Any, *, n: int, problem: str, step: int, source: str) -> Any:
@@ -302,7 +302,7 @@ def check_action(action: Any, *, n: int, problem: str, step: int, source: str) -
     if problem in ("experts", "contextual"):
         # a Python or numpy integer, checked without the ABC machinery of numbers.Integral (this runs
         # once per step for a learner stepped in Python: the ABC check was most of its time)
-        if type(action) in _PLAIN_INTS and 0 <= action < n:
+        if type(action) in PLAIN_INTS and 0 <= action < n:
             return int(action)
         if isinstance(action, bool) or not isinstance(action, numbers.Integral) or not 0 <= action < n:
             raise ActionError(

@@ -62,7 +62,7 @@ from typing import Any, ClassVar, Sequence
 
 import numpy as np
 
-from replify.base.checks import CostDomain, check_action, check_feedback, check_int, check_next_step
+from replify.base.checks import PLAIN_INTS, CostDomain, check_action, check_feedback, check_int, check_next_step
 from replify.errors import ActionError, CostError, InvalidArgumentError, LearnerProtocolError
 from replify.components.describe import Described
 
@@ -101,10 +101,13 @@ class BanditFeed:
         out = np.empty(rows, dtype=np.int64)
         t, lr = 0, self.learner
         if not callable(self.batch):
+            act, update, n = lr.act, lr.update, self.n
             for t in range(rows):  # a learner without batches adapts every step: nothing to vectorise
-                a = check_action(lr.act(), n=self.n, problem="experts", step=t0 + t + 1, source="learner.act()")
+                a = act()
+                if not (type(a) in PLAIN_INTS and 0 <= a < n):  # the common case inline; the rest checked, named
+                    a = check_action(a, n=n, problem="experts", step=t0 + t + 1, source="learner.act()")
                 out[t] = a
-                lr.update(a, float(costs[t, a]))
+                update(int(a), float(costs[t, a]))
             return out
         while t < rows:
             if self.pending.size == 0:

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from replify.base.checks import as_float_array, check_action
+from replify.base.checks import PLAIN_INTS, as_float_array, check_action
 from replify.engine import limits
 from replify.engine.lanes import _Lanes, _check_decided
 from replify.engine.outcomes import accumulate, step_costs
@@ -232,9 +232,15 @@ def _run_lane(learner: Any, costs: np.ndarray, n: int, problem: str, t0: int) ->
         return _check_decided(actions, n, problem, source="learner.run()", steps=t0 + 1 + np.arange(costs.shape[0]),
                               time_axis=0)
     out = np.empty(costs.shape[0], dtype=np.int64) if problem == "experts" else np.empty_like(costs)
+    act, update = learner.act, learner.update
     for t in range(costs.shape[0]):  # a black-box learner without run(): nothing to vectorise
-        out[t] = check_action(learner.act(), n=n, problem=problem, step=t0 + t + 1, source="learner.act()")
-        learner.update(costs[t])
+        a = act()
+        # the common case inline (an integer in range), the rest checked and named by check_action
+        if problem == "experts" and type(a) in PLAIN_INTS and 0 <= a < n:
+            out[t] = a
+        else:
+            out[t] = check_action(a, n=n, problem=problem, step=t0 + t + 1, source="learner.act()")
+        update(costs[t])
     return out
 
 
