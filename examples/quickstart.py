@@ -2,7 +2,7 @@
 
 Run:  python examples/quickstart.py
 
-It wraps a hand-written Hedge with the paper's general framework (§5) and measures, over 200
+It wraps a hand-written Hedge with the paper's general framework (§5) and measures, over 150
 pairs of runs that share the learner's randomness but see independent cost draws (iid Bernoulli
 costs whose means differ, 0.3 … 0.7):
   * rho-hat: how often the two runs' action sequences differ, with its exact 95% interval;
@@ -37,7 +37,7 @@ class MyHedge:
 
 
 def main():
-    T, n, rho, pairs = 50_000, 10, 0.1, 200
+    T, n, rho, pairs = 50_000, 10, 0.1, 150
     costs = {"means": np.linspace(0.3, 0.7, n)}  # expert 0 is best by 0.04 per step over expert 1
 
     # The theorem's own block size exceeds T up to T ≈ 7·10⁷ at n = 10, rho = 0.1 (replify warns
