@@ -147,9 +147,10 @@ def check_lanes_equal_stepping(spec: Any) -> None:
     if not (is_bandit(probe) and callable(make)):
         return
     # long enough for what a lane form draws ahead in blocks to be drawn again (a refill that
-    # mixes the lanes' streams shows only then): a contextual lane form draws DRAW_BLOCK steps at once
+    # mixes the lanes' streams shows only then): a contextual lane form draws DRAW_BLOCK steps at
+    # once, so two refills after the first draw
     contextual = is_contextual(probe)
-    horizon = max(horizon, 3 * DRAW_BLOCK if contextual else LANE_CHECK_HORIZON)
+    horizon = max(horizon, 2 * DRAW_BLOCK + 1 if contextual else LANE_CHECK_HORIZON)
     lanes = 6
     costs, contexts = [], []
     for i in range(lanes):  # fractional costs, and 0/1 costs (their own branch in some learners)
