@@ -263,8 +263,8 @@ def _iid_checked(params: Mapping[str, Any] | None, seq: Any, spec: Any, horizon:
     pieces = declared_pieces(seq, horizon)  # iid = True, or law_changes that change nothing: one piece
     if pieces is not None and len(pieces) == 1:
         return params
-    why = ("its law changes at the steps it declares (law_changes)" if getattr(seq, "law_changes", None) is not None
-           else "it does not declare its costs iid (iid = True)")
+    why = ("its law changes at the steps its law_changes declares" if getattr(seq, "law_changes", None) is not None
+           else "it does not declare iid = True")
     warnings.warn(f"the learner's certificate holds for iid costs, and {type(seq).__name__} is not known to be iid: "
                   f"{why}; rho is measured, not certified", ReplifyWarning, stacklevel=4)
     return {**params, "certified": False, "certificate_note": f"void here: it holds for iid costs, and the adversary's "
