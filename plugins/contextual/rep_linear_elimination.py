@@ -79,39 +79,21 @@ from replify.base.checks import CostDomain, as_float_array, check_int, check_nex
 from replify.components.bandits import MAX_BATCH
 from replify.components.describe import Described
 from replify.errors import ActionError, CostError, HorizonError, InvalidArgumentError, LearnerProtocolError
-from replify_plugins.bandits.rep_gap_elimination import PhaseModel, phase_schedule
+from replify_plugins.bandits.rep_gap_elimination import GapParams, PhaseModel, phase_schedule
 
 #: Frank–Wolfe stops once max_a y_aᵀV(π)⁻¹y_a ≤ (1 + DESIGN_SLACK)·r (Kiefer–Wolfowitz: r is the least).
 DESIGN_SLACK = 0.1
 
 
 @attrs.frozen(kw_only=True)
-class LinearParams:
-    """The schedule in force (module docstring): cumulative design sizes ``pulls`` (M_p), the
-    threshold ranges, radii ε_p, failure probabilities δ_p, charges q_p and the bound ρ ≤ ``rho_bound``
-    for features of rank ``dim`` and noise scale ``sigma``."""
+class LinearParams(GapParams):
+    """``rep-gap-elimination``'s schedule record (cumulative design sizes ``pulls`` M_p, threshold
+    ranges, radii, failure probabilities, charges, the bound) for features of rank ``dim``, noise
+    scale ``sigma`` and gaps on the scale ``gap_scale``."""
 
-    horizon: int
-    n: int
-    rho: float
     dim: int
     sigma: float
     gap_scale: float
-    ratio: float
-    delta_share: float
-    pull_scale: float
-    pulls: tuple[int, ...]
-    lows: tuple[float, ...]
-    highs: tuple[float, ...]
-    radii: tuple[float, ...]
-    deltas: tuple[float, ...]
-    charges: tuple[float, ...]
-    rho_bound: float
-    certified: bool
-    overrides: tuple[str, ...] = ()
-
-    def to_dict(self) -> dict[str, Any]:
-        return attrs.asdict(self)
 
 
 def phase_model(*, n: int, dim: int, sigma: float, gap_scale: float) -> PhaseModel:
@@ -249,8 +231,9 @@ class RepLinearElimination(Described):
         if self.active.size > 1 and self.phase < pulls.size:
             fresh = int(pulls[self.phase] - (pulls[self.phase - 1] if self.phase else 0))
             y = _span(self.features[self.active])
-            owed = np.ones(self.active.size, dtype=np.int64) * math.ceil(fresh / self.active.size) if y.shape[1] == 0 \
-                else np.ceil(g_optimal_design(y) * fresh).astype(np.int64)
+            # features all zero: every estimate is 0, any design does; spread the pulls evenly
+            design = np.full(self.active.size, 1.0 / self.active.size) if y.shape[1] == 0 else g_optimal_design(y)
+            owed = np.ceil(design * fresh).astype(np.int64)
             segments = []
             while owed.max() > 0:  # round robins over the arms still owed pulls
                 live = owed > 0

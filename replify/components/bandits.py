@@ -531,8 +531,8 @@ def lane_form(learners: Sequence[Any]) -> Any:
         return None
     for method in ("act", "update"):
         if not callable(getattr(lanes, method, None)):
-            raise LearnerProtocolError(f"{cls.__name__}.for_lanes() must return an object with act() and update(arms, costs); "
-                                       f"{type(lanes).__name__} has no {method}()")
+            raise LearnerProtocolError(f"{cls.__name__}.for_lanes() must return an object with act() and update(arms, costs) "
+                                       f"(a contextual learner's: act(contexts)); {type(lanes).__name__} has no {method}()")
     return lanes
 
 

@@ -100,9 +100,8 @@ class ContextLanes:
     """Base of the lane-batched contextual form (module docstring): every lane's state as arrays
     with a leading lanes axis, allocated at the first context (when ``d`` is known), the step ``t``
     the lanes share and each lane's generator. Subclasses implement :meth:`_setup`, :meth:`_choose`
-    and :meth:`_learn`; ``per_lane`` names their per-lane arrays and ``shared`` their settings."""
+    and :meth:`_learn`; ``shared`` names the settings every stacked lane must share."""
 
-    per_lane: ClassVar[tuple[str, ...]] = ()
     shared: ClassVar[tuple[str, ...]] = ()
     def __init__(self, *, n: int, horizon: int, rngs: Sequence[Any]) -> None:
         if not isinstance(rngs, (list, tuple)):
@@ -210,7 +209,6 @@ class RidgeLanes(ContextLanes):
     one model over the arms' features (``model="shared"``) or one per arm (``"disjoint"``, the
     played arm's only is updated)."""
 
-    per_lane = ("inv", "b", "theta")
     shared = ("lam", "model")
 
     def __init__(self, *, n: int, horizon: int, rngs: Sequence[Any], lam: float = 1.0, model: str = "shared") -> None:
@@ -333,22 +331,6 @@ class ContextualLearner(Described):
                 or cls.act is not ContextualLearner.act or cls.update is not ContextualLearner.update):
             return None
         return type(learners[0]._lane).stack([lr._lane for lr in learners])
-
-
-def contextual_lane_form(learners: Sequence[Any]) -> Any:
-    """The lane-batched form of a group's contextual learners when their class offers one, else None."""
-    cls = type(learners[0])
-    make = getattr(cls, "for_lanes", None)
-    if not callable(make) or any(type(lr) is not cls for lr in learners):
-        return None
-    lanes = make(list(learners))
-    if lanes is None:
-        return None
-    for method in ("act", "update"):
-        if not callable(getattr(lanes, method, None)):
-            raise LearnerProtocolError(f"{cls.__name__}.for_lanes() must return an object with act(contexts) and "
-                                       f"update(arms, costs); {type(lanes).__name__} has no {method}()")
-    return lanes
 
 
 def _checked_arms(arms: Any, shape: tuple[int, ...], n: int, source: str, step: int) -> np.ndarray:

@@ -53,6 +53,7 @@ class _Lanes:
         # On an adversary whose contexts change (the contextual path): what the best policy (the
         # arm of least expected cost given each step's context) paid on these draws, and its
         # expected cost — the comparator of regret and pseudo-regret there; None elsewhere.
+        self._fixed: np.ndarray | None = None  # an adversary's fixed_contexts, once checked
         self.policy_paid: np.ndarray | None = None
         self.expected_best: np.ndarray | None = None
         self.action_set = getattr(learners[0], "action_set", None) or action_set
@@ -101,7 +102,7 @@ class _Lanes:
 
     def fixed_features(self, fixed: Any, d: int) -> np.ndarray:
         """An adversary's ``fixed_contexts``, checked once: finite, of shape (n, d), read-only."""
-        if getattr(self, "_fixed", None) is None:
+        if self._fixed is None:
             x = as_float_array("the adversary's fixed_contexts", fixed)
             if x.shape != (self.n, d) or not np.isfinite(x).all():
                 raise CostError(f"the adversary's fixed_contexts must be finite features of shape ({self.n}, {d}); "
@@ -181,8 +182,9 @@ class _Lanes:
                 for lane in rows.reshape(-1, rows.shape[-2], rows.shape[-1]):
                     d.check_matrix(lane, n=lane.shape[-1], name="costs drawn by the adversary", first_step=t0 + 1)
             except CostError as exc:
-                raise CostError(f"{exc} (the domain {type(self.learners[0]).__name__} declares; an adversary whose "
-                                "costs lie in it, or a learner that takes these costs, runs)") from None
+                learner = type(self.learners[0]).__name__
+                raise CostError(f"{exc}: that is the domain {learner} declares; run {learner} on an adversary whose "
+                                "costs lie in it, or these costs with a learner that takes them") from None
 
     @staticmethod
     def _check_finite(rows: np.ndarray, t0: int, extrema: tuple[float, float] | None = None) -> None:

@@ -13,7 +13,7 @@ from replify.engine.lanes import _Lanes, _check_decided
 from replify.engine.outcomes import accumulate, step_costs
 from replify.errors import ActionError, CostError, InvalidArgumentError
 from replify.components.bandits import BanditFeed, LaneFeed, is_bandit, lane_form
-from replify.components.contextual import (ContextFeed, ContextLaneFeed, contextual_lane_form, is_contextual,
+from replify.components.contextual import (ContextFeed, ContextLaneFeed, is_contextual,
                                           varying_contexts)
 from replify.components.blocks import block_ends, fold_blocks, reduce_from
 from replify.components.mixtures import sample_by_inversion
@@ -400,7 +400,7 @@ def _contextual(state: _Lanes, budget: int) -> None:
     fixed = getattr(state.seq, "fixed_contexts", None) is not None  # then no per-lane copy of the contexts
     rows = max(1, budget // (lanes * n * (3 if fixed else d + 3) * 8))
     contextual = is_contextual(state.learners[0])
-    form = contextual_lane_form(state.learners) if contextual else lane_form(state.learners)
+    form = lane_form(state.learners)
     feed = None if form is None else (ContextLaneFeed(form, n) if contextual else LaneFeed(form, n))
     cfeeds = [ContextFeed(lr, n) for lr in state.learners] if contextual and feed is None else None
     # Fixed contexts (a linear bandit): regret against the best fixed arm, as on every other path;

@@ -16,7 +16,7 @@ from replify.base.checks import CostDomain, check_action, check_feedback, check_
 from replify.base.checks import check_learner as check_protocol
 from replify.errors import ActionError, InvalidArgumentError, ReplifyWarning
 from replify.components.bandits import is_bandit, lane_form
-from replify.components.contextual import DRAW_BLOCK, contextual_lane_form, is_contextual
+from replify.components.contextual import DRAW_BLOCK, is_contextual
 from replify.plugins.registry import registry
 from replify.plugins.specs import ENFORCEABLE, AdversarySpec, LearnerSpec
 from replify.sources import learner_arg
@@ -172,7 +172,7 @@ def check_lanes_equal_stepping(spec: Any) -> None:
             stepped.append([int(_step(learner, c)) for c in costs[i]])
     for group in (list(range(lanes)), [3, 0], [4]):
         built = [_build(spec, 30 + i, horizon)[0] for i in group]
-        form = contextual_lane_form(built) if contextual else lane_form(built)  # the engine's own call and checks
+        form = lane_form(built)  # the engine's own call and checks
         if form is None:  # the class declines (a subclass that steps its own way): the engine steps it alone
             return
         for t in range(horizon):
