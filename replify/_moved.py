@@ -134,6 +134,13 @@ class _Package(types.ModuleType):
             return
         super().__setattr__(name, value)
 
+    def __reduce__(self) -> tuple[Callable[[str], Any], tuple[str]]:
+        # A module of this class is pickled as plain modules are (by name, re-imported where it is
+        # unpickled): a function or class of a user's script that refers to ``replify`` is pickled
+        # by value (cloudpickle, which joblib and Dask use for ``__main__``), its globals with it,
+        # and pickle knows no ModuleType subclass without this.
+        return importlib.import_module, (self.__name__,)
+
 
 def install(package: str = "replify") -> None:
     """Put the finder on ``sys.meta_path`` once (after the normal finders: a module that exists

@@ -1,0 +1,69 @@
+"""A user's script, run as ``__main__``: its own learners (a class decorated with
+:func:`replify.wrap`, a function and a lambda that refer to ``replify``) are pickled by value for
+the workers, so they must evaluate with two processes and on Dask exactly as with one."""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+SCRIPT = textwrap.dedent('''
+    import json, sys
+    import numpy as np
+    import replify
+
+    class MyHedge:
+        def __init__(self, *, n, horizon, rng):
+            self.n, self.rng = n, rng
+            self.eta = np.sqrt(8 * np.log(n) / horizon)
+            self.loss = np.zeros(n)
+
+        def act(self):
+            w = np.exp(-self.eta * (self.loss - self.loss.min()))
+            return int(self.rng.choice(self.n, p=w / w.sum()))
+
+        def update(self, cost):
+            self.loss += cost
+
+    T, n = 600, 4
+
+    @replify.wrap(horizon=T, rho=0.1, norm="linf", block_size=100,
+                  eps=replify.certified_eps(horizon=T, n=n, rho=0.1, block_size=100, norm="linf"))
+    class MyReplicableHedge(MyHedge):
+        pass
+
+    def factory(*, n, horizon, rng):
+        return replify.make("hedge", n=n, horizon=horizon, seed=int(rng.integers(2**31)))
+
+    learners = {"decorated": MyReplicableHedge, "function": factory,
+                "lambda": lambda seed: replify.make("ftpl", n=n, horizon=T, seed=seed)}
+
+    if __name__ == "__main__":
+        out = {}
+        for mode, kw in {"one": dict(n_jobs=1), "two": dict(n_jobs=2),
+                         "dask": dict(n_jobs=2, backend="dask")}.items():
+            for name, learner in learners.items():
+                report = replify.evaluate(learner, "iid-bernoulli", n=n, horizon=T, pairs=6, seed=3,
+                                          progress=False, **kw)
+                out[f"{mode} {name}"] = report.to_dict(per_pair=True)
+        json.dump(out, sys.stdout, sort_keys=True, default=str)
+''')
+
+
+def test_a_scripts_own_learners_run_alike_on_one_two_workers_and_dask(tmp_path):
+    script = tmp_path / "my_experiment.py"
+    script.write_text(SCRIPT)
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300,
+                          cwd=tmp_path, env={**os.environ, "PYTHONWARNINGS": "ignore"})
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = json.loads(done.stdout)
+    for name in ("decorated", "function", "lambda"):
+        one = out[f"one {name}"]
+        for key in ("pairs", "identical", "regret", "rho_hat"):
+            assert key in one
+        # the reports are the same, field by field, whatever runs the pairs (provenance aside: it
+        # records n_jobs and the backend)
+        strip = lambda d: {k: v for k, v in d.items() if k not in ("provenance", "n_jobs", "backend", "elapsed")}
+        assert strip(out[f"two {name}"]) == strip(one), name
+        assert strip(out[f"dask {name}"]) == strip(one), name
