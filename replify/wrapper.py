@@ -439,11 +439,16 @@ def wrap(
     }
     if feedback == "bandit":
         options["feedback"] = "bandit"
-        clash = [k for k, v in (("block_size", block_size), ("norm", norm), ("problem", problem)) if v is not None]
-        if clash or not rounding or eps == "certified":
+        # what the user passed that only the full-information form takes, each as it was given
+        clash = [f"{k}={v!r}" for k, v in (("block_size", block_size), ("norm", norm), ("problem", problem),
+                                           ("rounding", None if rounding else False), ("eps", eps))
+                 if v is not None and (k != "eps" or v == "certified")]
+        if clash:
             raise InvalidArgumentError(
-                f"feedback='bandit' takes blocks=, explore= and a numeric eps=; got {', '.join(clash) or 'rounding=False'}"
-                f"{' and eps=certified' if eps == 'certified' else ''}, which belong to the full-information form"
+                f"feedback='bandit' takes blocks=, explore= and a numeric eps=; got {', '.join(clash)}, which "
+                f"{'belongs' if len(clash) == 1 else 'belong'} to the full-information form"
+                + (" (the bandit form's eps is a number: the grid width of its block-mean estimates)"
+                   if eps == "certified" else "")
             )
     elif explore is not None:
         raise InvalidArgumentError(f"explore={explore} is the bandit form's (feedback='bandit'); the full-information "

@@ -195,7 +195,10 @@ def test_wrap_converts_any_full_information_learner_under_bandit_feedback():
 
 @pytest.mark.parametrize("kwargs, error, words", [
     (dict(learner="ucb1"), LearnerProtocolError, "needs a full-information learner"),
-    (dict(block_size=10), InvalidArgumentError, "got block_size, which belong to the full-information form"),
+    (dict(block_size=10), InvalidArgumentError, "got block_size=10, which belongs to the full-information form"),
+    # what the user passed, not an option they never gave
+    (dict(eps="certified"), InvalidArgumentError, "got eps='certified', which belongs to the full-information form"),
+    (dict(rounding=False), InvalidArgumentError, "got rounding=False, which belongs to the full-information form"),
     (dict(feedback="full", explore=5), InvalidArgumentError, "explore=5 is the bandit form's"),
     (dict(feedback="partial"), ArgumentTypeError, 'argument "feedback"'),  # the public boundary's type check
 ])
