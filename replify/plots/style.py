@@ -165,6 +165,7 @@ def plot_function(func: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(func)
     def draw(*args: Any, **kwargs: Any) -> Any:
+        _check_axes(func.__name__, kwargs)
         given = kwargs.get("ax") if kwargs.get("ax") is not None else kwargs.get("axes")
         if given is not None and not hasattr(given, "figure"):  # a pair of axes
             given = next(iter(np.ravel(np.asarray(given, dtype=object))), None)
@@ -174,6 +175,34 @@ def plot_function(func: Callable[..., Any]) -> Callable[..., Any]:
             return func(*args, **kwargs)
 
     return draw
+
+
+def _check_axes(owner: str, kwargs: dict[str, Any]) -> None:
+    """``ax=`` one matplotlib Axes, ``axes=`` a pair of them, refused otherwise before anything is
+    drawn (a string or a figure would fail deep inside matplotlib)."""
+    ax, axes = kwargs.get("ax"), kwargs.get("axes")
+    if ax is None and axes is None:
+        return
+    pyplot()  # matplotlib, or the error naming the extra that brings it
+    from matplotlib.axes import Axes
+
+    if ax is not None and not isinstance(ax, Axes):
+        raise InvalidArgumentError(
+            f"{owner}: ax must be a matplotlib Axes (one of the axes of replify.plots.figure() or plt.subplots()), "
+            f"or None for a figure of its own; got {_shown(ax)}"
+        )
+    if axes is not None:
+        flat = list(np.ravel(np.asarray(axes, dtype=object))) if isinstance(axes, (list, tuple, np.ndarray)) else None
+        if flat is None or len(flat) != 2 or not all(isinstance(a, Axes) for a in flat):
+            raise InvalidArgumentError(
+                f"{owner}: axes must be a pair of matplotlib Axes (the axes of replify.plots.figure(2, 1) or "
+                f"plt.subplots(2)), or None for a figure of its own; got {_shown(axes)}"
+            )
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return f"{text if len(text) <= 80 else text[:77] + '...'} ({type(value).__name__})"
 
 
 def constrained(fig: Any) -> bool:

@@ -17,3 +17,36 @@ def test_wrap_bandit_form_names_eps_certified_not_a_rounding_never_passed():
     message = str(info.value)
     assert "eps='certified'" in message and "rounding" not in message
     assert "numeric eps=" in message
+
+
+@pytest.fixture(scope="module")
+def small_report():
+    return replify.evaluate("hedge", "iid-bernoulli", n=2, horizon=20, pairs=2, seed=0)
+
+
+@pytest.mark.parametrize("ax", ["x", 3, object()])
+def test_plot_agreement_refuses_an_ax_that_is_not_axes(small_report, ax):
+    pytest.importorskip("matplotlib")
+    from replify.plots import plot_agreement
+
+    with pytest.raises(InvalidArgumentError, match=r"plot_agreement: ax must be a matplotlib Axes .*got "):
+        plot_agreement(small_report, ax=ax)
+
+
+def test_plot_sweep_refuses_axes_that_are_not_a_pair_of_axes():
+    pytest.importorskip("matplotlib")
+    from replify.plots import figure, plot_sweep
+
+    fig, ax = figure()
+    with pytest.raises(InvalidArgumentError, match=r"plot_sweep: axes must be a pair of matplotlib Axes .*got 'ab'"):
+        plot_sweep(object(), axes="ab")
+    with pytest.raises(InvalidArgumentError, match="axes must be a pair"):
+        plot_sweep(object(), axes=[ax])  # one axes, not two
+
+
+def test_plot_agreement_still_draws_into_axes_of_yours(small_report):
+    pytest.importorskip("matplotlib")
+    from replify.plots import figure, plot_agreement
+
+    fig, ax = figure()
+    assert plot_agreement(small_report, ax=ax) is fig
