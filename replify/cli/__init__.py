@@ -103,7 +103,12 @@ def parser() -> argparse.ArgumentParser:
     ca.add_argument("--rho", type=float, required=True, help="the replicability target; required")
     _common(ca)
     ca.add_argument("--label", default=None, help="the learner's name in the output (default: NAME)")
-    ca.add_argument("--budget", type=int, default=80_000, help="pairs the tests and stress searches spend in all")
+    ca.add_argument("--budget", type=int, default=80_000,
+                    help="pairs the whole search may run: regret measurements, screens, stress searches and tests")
+    ca.add_argument("--regret-pairs", dest="regret_pairs", type=int, default=40,
+                    help="pairs of each candidate's first regret measurement")
+    ca.add_argument("--refine-pairs", dest="refine_pairs", type=int, default=400,
+                    help="pairs of the best candidates' second regret measurement, and of the result's")
     ca.add_argument("--test-pairs", dest="test_pairs", type=int, default=4_000, help="most pairs of one sequential test")
     ca.add_argument("--grid", action="append", default=[], metavar="KEY=VALUES",
                     help="a knob and the values to try, e.g. --grid 'eps=[0.01, 0.02]' --grid 'block_size=[500, 1000]' "

@@ -7,6 +7,7 @@ import argparse
 import inspect
 import itertools
 import json
+import sys
 import tomllib
 from pathlib import Path
 from typing import Any, Sequence
@@ -43,6 +44,9 @@ def _params(items: Sequence[str], flag: str = "--param") -> dict[str, Any]:
         key, sep, value = item.partition("=")
         if not sep or not key:
             raise ReplifyError(f"{flag} must look like key=value, got {item!r}")
+        if key in out:  # a second value for one key would silently replace the first
+            raise ReplifyError(f"{flag} {key} is given twice ({key}={out[key]!r} and {item!r}); give it once"
+                               + (f", with every value in one list: {flag} '{key}=[v1, v2]'" if flag == "--grid" else ""))
         out[key] = _value(value, flag=flag, key=key)
     return out
 
@@ -150,8 +154,12 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     learner = learner_arg(args.name, argument="NAME")
     grid = _grid(args.grid)
     check_outputs(args, inputs=input_files([learner.obj], grid or [], [args.name]))
+    if grid is not None and not args.quiet:  # the search's size, said before it starts
+        print(f"replify calibrate: {len(grid)} candidate{'s' if len(grid) != 1 else ''} from --grid, "
+              f"within a budget of {args.budget} pairs", file=sys.stderr)
     cal = replify.calibrate(learner.obj, n=args.n, horizon=args.T, rho=args.rho, seed=args.seed, budget=args.budget,
-                            test_pairs=args.test_pairs, label=_label(args), progress=_bar(args), grid=grid)
+                            test_pairs=args.test_pairs, regret_pairs=args.regret_pairs, refine_pairs=args.refine_pairs,
+                            label=_label(args), progress=_bar(args), grid=grid)
     print(f"replify calibrate {cal.learner}: n={cal.n}, T={cal.horizon}, rho={cal.rho}, {cal.candidates_tried} candidates tried")
     print(f"  knobs            {json.dumps(cal.knobs, sort_keys=True)}")
     print(f"  claim            {cal.label}")

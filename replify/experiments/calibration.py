@@ -225,11 +225,13 @@ def calibrate(
     ``refine_pairs``; candidates are then screened on 100 pairs of two-way ties (dropped when
     clearly above ρ) and tested in order of regret. The regrets the result
     reports (calibrated, certified, ``constant``) are measured afresh on ``refine_pairs`` new
-    pairs: the minimum of noisy estimates is biased low. ``budget`` caps the pairs the sequential
-    tests and stress searches spend in all; each test stops at ``test_pairs``. ``block_fractions``
+    pairs: the minimum of noisy estimates is biased low. ``budget`` bounds the pairs the whole
+    calibration runs: the grid's regret measurements and the final ones are counted first (a grid
+    they alone would exhaust is refused before any pair runs, naming its size), then the screens,
+    stress searches and sequential tests spend what is left; each test stops at ``test_pairs``. ``block_fractions``
     (of T) and ``multipliers`` (of the certified ε or noise; 1 is the certified point) set the
-    grid. ``progress=True`` draws a bar (regret measurements, then test pairs against the
-    budget); a callable ``progress(done, total)`` is called as they are spent. Returns a
+    grid. ``progress=True`` draws a bar (the pairs spent against the budget, its label giving the
+    grid's size); a callable ``progress(done, total)`` is called as they are spent. Returns a
     :class:`Calibration`.
 
     Any other learner — a registered name, or one of yours as :func:`replify.evaluate` takes it (a
@@ -255,6 +257,17 @@ def calibrate(
     if grid is not None and (isinstance(grid, (str, Mapping)) or len(grid) == 0
                              or not all(isinstance(g, Mapping) for g in grid)):
         raise InvalidArgumentError(f"grid must be a non-empty list of dicts of knobs; got {grid!r}")
+    if grid is not None:
+        # what calibrate itself sets is not a knob: rho=0.9 in a grid would report a learner built for
+        # another target as calibrated (or certified) for this one
+        for knobs in grid:
+            taken = sorted(set(knobs) & {"rho", "n", "horizon", "rng", "seed"})
+            if taken:
+                raise InvalidArgumentError(
+                    f"grid entries are knobs of the learner; {', '.join(map(repr, taken))} "
+                    f"{'is' if len(taken) == 1 else 'are'} calibrate's own argument{'s' if len(taken) > 1 else ''} "
+                    f"(pass {taken[0]}= to calibrate), got {dict(knobs)!r}"
+                )
     label = arg.label
     spec = None if user else registry().learner(name)
     spec_guarantee = None if spec is None else spec.guarantee
@@ -279,9 +292,25 @@ def calibrate(
             points = [(dict(g), math.nan) for g in grid]
         else:
             points = _grid(name, n=n, horizon=horizon, rho=rho, fractions=block_fractions, multipliers=multipliers)
-    # progress: regret measurements (one unit each) and then the tests' pairs against the budget
-    work = len(points) + min(REFINE_TOP, len(points)) + budget
-    bar = reporter(progress, f"calibrate {label}")
+    # The budget bounds the whole search, in pairs: the grid's regret measurements come first, and
+    # a grid whose measurements alone exceed it is refused before any pair runs (not run for hours).
+    # The result's regrets are measured afresh at the end (the calibrated point, the certified one,
+    # constant: refine_pairs each), so those pairs are set aside from the start.
+    refining = min(REFINE_TOP, len(points))
+    measuring = len(points) * regret_pairs + (refining + 3) * refine_pairs
+    if measuring >= budget:
+        raise InvalidArgumentError(
+            f"calibrate({label!r}): budget={budget} pairs cannot pay for the search: the grid has {len(points)} "
+            f"candidate{'s' if len(points) != 1 else ''}, and measuring regrets takes {len(points)} x "
+            f"regret_pairs={regret_pairs} + {refining + 3} x refine_pairs={refine_pairs} = {measuring} pairs before "
+            f"any test; expected budget > {measuring} (plus the tests' pairs: test_pairs={test_pairs} each), or a "
+            "smaller grid, or fewer regret_pairs/refine_pairs"
+        )
+    left_for = lambda pairs: min(pairs, budget - 3 * refine_pairs - used)  # noqa: E731 - pairs still free to spend
+    # progress: the pairs spent against the budget; the label says the grid's size up front
+    work = budget
+    bar = reporter(progress, f"calibrate {label} ({len(points)} candidate{'s' if len(points) != 1 else ''}, "
+                             f"budget {budget} pairs)")
 
     def learner_for(knobs: Mapping[str, Any]) -> Any:
         """What evaluate and stress are given: the name (with rho and knobs passed), or the user's
@@ -295,12 +324,10 @@ def calibrate(
             extra = {} if user else dict(knobs, **named_rho)
             report = evaluate(learner_for(knobs), adversary, n=n, horizon=horizon, pairs=pairs, seed=s,
                               adversary_params=dict(params), label=label, progress=False, **extra, **kw)
-        if kw.get("sequential"):
-            used += report.pairs  # the budget is for the tests (and stress searches) that back the claim
-        else:
-            measured += 1
+        used += report.pairs  # every pair the search runs counts against the budget
+        measured += not kw.get("sequential")
         if bar is not None:
-            bar(min(work, measured + used), work)
+            bar(min(work, used), work)
         return report
 
     try:
@@ -324,7 +351,7 @@ def calibrate(
         refused: list[tuple[dict[str, Any], AdversaryCheck]] = []
         for i in order:
             knobs = candidates[i]
-            if used >= budget:
+            if left_for(SCREEN_PAIRS) < SCREEN_PAIRS:  # not even a screen is left to spend
                 break
             tried += 1
             screen = None if contextual else measure(knobs, "ties", {"k": 2, **scale}, SCREEN_PAIRS, seed + 2)
@@ -342,16 +369,22 @@ def calibrate(
                 suite = _suite(n, block, horizon, iid, (ref_name, ref_params))
             suite = [(a, {**p, **scale} if a in ("ties", "crossing", "block-switch") else p) for a, p in suite]
             checks, passed = [], True
+            if adversaries == "stress" and left_for(100) < 100:  # a stress search needs 100 pairs at least
+                break
             if adversaries == "stress":
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", ReplifyWarning)
-                    found = stress(learner_for(knobs), n=n, horizon=horizon, budget=min(400, max(100, budget - used)),
+                    found = stress(learner_for(knobs), n=n, horizon=horizon, budget=left_for(400),
                                    seed=seed, families=["ties"] if iid and not contextual else None, label=label,
                                    progress=False, **({} if user else dict(knobs, **named_rho)))
                 used += found.pairs_used
                 suite.append((stress_adversary(found.worst.family), found.worst.params))
             for adversary, params in suite:
-                report = measure(knobs, adversary, params, test_pairs, seed + 1, target=rho, sequential=True, alpha=alpha)
+                if left_for(test_pairs) < 1:
+                    passed = False
+                    break
+                report = measure(knobs, adversary, params, left_for(test_pairs), seed + 1, target=rho, sequential=True,
+                                 alpha=alpha)
                 checks.append(AdversaryCheck(adversary=adversary, params=dict(params), decision=report.decision,
                                              pairs=report.pairs, rho_hat=report.rho_hat, interval=report.sequential_interval))
                 if report.decision != "below":

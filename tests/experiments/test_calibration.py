@@ -66,7 +66,7 @@ def test_claims_of_uncalibrated_learners():
 def test_calibrate_refuses_what_it_cannot_calibrate():
     # hedge's knobs are unknown: hedge as it is is the one candidate, and its runs part on ties
     with pytest.raises(InvalidArgumentError, match=r"calibrate\('hedge'\) found no candidate .* \(1 tried\)"):
-        replify.calibrate("hedge", n=3, horizon=1000, rho=0.1, test_pairs=200, budget=1000)
+        replify.calibrate("hedge", n=3, horizon=1000, rho=0.1, test_pairs=200, budget=3000)
     with pytest.raises(InvalidArgumentError, match=r"grid must be a non-empty list of dicts of knobs; got \[\]"):
         replify.calibrate("hedge", n=3, horizon=1000, rho=0.1, grid=[])
 
@@ -147,3 +147,51 @@ def test_iid_experts_calibration_refuses_what_fails_a_test_and_says_which():
     assert cal.candidates_tried == len(cal.refused) + 1 and cal.knobs not in [k for k, _ in cal.refused]
     assert cal.checks[0].adversary == "iid-bernoulli" and all(c.decision == "below" for c in cal.checks)
     assert json.loads(json.dumps(cal.to_dict()))["refused"][0]["by"]["decision"] != "below"
+
+
+def test_the_budget_bounds_the_whole_search_and_a_grid_it_cannot_pay_for_is_refused_at_once(capsys, monkeypatch):
+    from replify.cli import main
+    from replify.experiments import calibration as module
+
+    spent = []
+    real = module.evaluate
+
+    def counting(*args, **kwargs):
+        report = real(*args, **kwargs)
+        spent.append(report.pairs)
+        return report
+
+    monkeypatch.setattr(module, "evaluate", counting)
+    # 60 x 60 candidates on a budget of 300 pairs: refused before any pair runs, naming the grid's size
+    argv = ["calibrate", "ftplb-star", "-n", "4", "-T", "1000", "--rho", "0.2", "--budget", "300", "--quiet",
+            "--grid", f"eps={[round(0.01 * (k + 1), 2) for k in range(60)]}",
+            "--grid", f"block_size={[10 * (k + 1) for k in range(60)]}"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "the grid has 3600 candidates" in err and "budget=300" in err and not spent
+    # a grid it can pay for: every pair the calibration runs (measurements, screen, stress, tests and the
+    # final measurements) is within the budget; the old code spent its budget on the tests alone (and
+    # let the last test and the measurements run past it)
+    seen = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            replify.calibrate("ftplb-star", n=3, horizon=1000, rho=0.2, seed=0, budget=1200, test_pairs=400,
+                              regret_pairs=4, refine_pairs=20, block_fractions=(0.25,), multipliers=(1.0, 4.0),
+                              progress=lambda done, total: seen.append((done, total)))
+        except InvalidArgumentError as exc:  # out of budget before a decision: said so, and nothing over
+            assert "raise budget" in str(exc)
+    assert spent and sum(spent) <= 1200
+    assert seen and all(total == 1200 and done <= total for done, total in seen)
+
+
+def test_a_grid_knob_given_twice_or_naming_rho_is_refused(capsys):
+    from replify.cli import main
+
+    base = ["calibrate", "ftplb-star", "-n", "3", "-T", "1000", "--rho", "0.2", "--quiet"]
+    assert main(base + ["--grid", "eps=[0.1]", "--grid", "eps=[0.2]"]) == 2
+    assert "--grid eps is given twice" in capsys.readouterr().err
+    assert main(base + ["--grid", "rho=[0.9]"]) == 2
+    assert "'rho' is calibrate's own argument" in capsys.readouterr().err
+    with pytest.raises(InvalidArgumentError, match=r"'rho' is calibrate's own argument .* got \{'rho': 0.9\}"):
+        replify.calibrate("ftplb-star", n=3, horizon=1000, rho=0.2, grid=[{"rho": 0.9}])

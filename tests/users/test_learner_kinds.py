@@ -123,7 +123,7 @@ def test_calibrate_takes_a_users_learner(kind):
     learner = FULL[kind]
     # The learner as given is the one candidate: the decorated one passes its tests, the plain one is
     # refused (it parts in most pairs) with its label in the refusal.
-    run = lambda: quiet(lambda: replify.calibrate(learner, n=N, horizon=T, rho=0.3, budget=400, test_pairs=120,  # noqa: E731
+    run = lambda: quiet(lambda: replify.calibrate(learner, n=N, horizon=T, rho=0.3, budget=2000, test_pairs=120,  # noqa: E731
                                                   regret_pairs=4, refine_pairs=4, label="mine"))
     if replicable(learner):
         cal = run()
@@ -154,7 +154,7 @@ def test_the_command_line_runs_a_users_learner(learner, adversary, capsys, tmp_p
 
 
 def test_the_command_line_calibrates_a_users_learner(capsys):
-    code = main(["calibrate", FULL["file-reference"], "-n", str(N), "-T", str(T), "--rho", "0.3", "--budget", "400",
+    code = main(["calibrate", FULL["file-reference"], "-n", str(N), "-T", str(T), "--rho", "0.3", "--budget", "2000", "--regret-pairs", "4", "--refine-pairs", "4",
                  "--test-pairs", "120", "--quiet"])
     out = capsys.readouterr()
     assert code == 0, out.err
