@@ -75,7 +75,9 @@ import attrs
 import numpy as np
 
 import replify
-from replify.base.checks import CostDomain, as_float_array, check_int, check_next_step, check_positive, check_rho
+from replify.base.checks import (
+    NO_COST, CostDomain, as_float_array, check_int, check_next_step, check_positive, check_rho, refuse_cost_vector_update,
+)
 from replify.components.bandits import MAX_BATCH
 from replify.components.describe import Described
 from replify.errors import ActionError, CostError, HorizonError, InvalidArgumentError, LearnerProtocolError
@@ -299,8 +301,10 @@ class RepLinearElimination(Described):
         self._see(context)
         return self._arm()
 
-    def update(self, action: Any, cost: Any) -> None:
+    def update(self, action: Any, cost: Any = NO_COST) -> None:
         """The cost of the arm played at this step."""
+        if cost is NO_COST:
+            refuse_cost_vector_update(self, action, step=self._t + 1)
         check_next_step(self._t, self.horizon)
         if self.features is None:
             raise LearnerProtocolError(f"{type(self).__name__}.update() at step 1 before act(context)")

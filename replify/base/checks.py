@@ -319,6 +319,32 @@ def check_action(action: Any, *, n: int, problem: str, step: int, source: str) -
     return vec
 
 
+class _NoCost:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<required>"
+
+
+#: The default of a bandit learner's ``cost`` in ``update(action, cost)``: a call with one argument
+#: (a cost vector, as a full-information learner takes) reaches the learner, which refuses it with
+#: :func:`refuse_cost_vector_update` instead of Python's bare "missing 1 required positional argument".
+NO_COST: Any = _NoCost()
+
+
+def refuse_cost_vector_update(learner: Any, given: Any, *, step: int) -> typing.NoReturn:
+    """Refuse ``update(given)`` on a bandit learner: it takes ``(action, cost)``."""
+    shape = np.shape(given) if isinstance(given, (np.ndarray, list, tuple)) else ()
+    what = (f"a sequence of shape {shape}, a whole cost vector" if len(shape) >= 1 else
+            f"{given!r} ({type(given).__name__})")
+    raise LearnerProtocolError(
+        f"{type(learner).__name__}.update() at step {step}: a bandit learner (feedback='bandit') is updated as "
+        f"update(action, cost) — the arm act() returned and that arm's cost, one number; got one argument, {what}"
+        + ("; under bandit feedback only the played arm's cost is seen: update(action, costs[action])"
+           if len(shape) >= 1 else "")
+    )
+
+
 def check_learner(obj: Any, *, source: str) -> Any:
     """An object that satisfies the learner protocol: callable ``act`` and ``update``, and a
     ``feedback`` attribute, if it has one, among :data:`FEEDBACK`."""

@@ -62,7 +62,9 @@ from typing import Any, ClassVar, Sequence
 
 import numpy as np
 
-from replify.base.checks import PLAIN_INTS, CostDomain, check_action, check_feedback, check_int, check_next_step
+from replify.base.checks import (
+    NO_COST, PLAIN_INTS, CostDomain, check_action, check_feedback, check_int, check_next_step, refuse_cost_vector_update,
+)
 from replify.errors import ActionError, CostError, InvalidArgumentError, LearnerProtocolError
 from replify.components.describe import Described
 
@@ -166,8 +168,10 @@ class BanditLearner(Described):
     def act(self) -> int:
         return self._action
 
-    def update(self, action: Any, cost: Any) -> None:
+    def update(self, action: Any, cost: Any = NO_COST) -> None:
         """Reveal the cost of the arm played at this step."""
+        if cost is NO_COST:
+            refuse_cost_vector_update(self, action, step=self._t + 1)
         check_next_step(self._t, self.horizon)
         # An arm is a whole number and a cost a real one: 0.5 is not arm 0, '0.5' and True are not
         # costs, and a complex cost is not its real part.

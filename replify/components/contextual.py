@@ -59,7 +59,7 @@ from typing import Any, ClassVar, Sequence
 
 import numpy as np
 
-from replify.base.checks import CostDomain, check_next_step
+from replify.base.checks import NO_COST, CostDomain, check_next_step, refuse_cost_vector_update
 from replify.components.describe import Described
 from replify.errors import ActionError, CostError, HorizonError, InvalidArgumentError, LearnerProtocolError
 
@@ -301,8 +301,10 @@ class ContextualLearner(Described):
             self._context = np.array(x, copy=True)
         return self._action
 
-    def update(self, action: Any, cost: Any) -> None:
+    def update(self, action: Any, cost: Any = NO_COST) -> None:
         """The cost of the arm played at this step."""
+        if cost is NO_COST:
+            refuse_cost_vector_update(self, action, step=self.t + 1)
         check_next_step(self.t, self.horizon)
         if self._action is None:
             raise LearnerProtocolError(f"{type(self).__name__}.update() at step {self.t + 1} before act(context)")

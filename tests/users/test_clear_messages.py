@@ -50,3 +50,29 @@ def test_plot_agreement_still_draws_into_axes_of_yours(small_report):
 
     fig, ax = figure()
     assert plot_agreement(small_report, ax=ax) is fig
+
+
+def _bandit_learners():
+    return sorted(name for name, spec in replify.learners().items() if spec.feedback == "bandit")
+
+
+@pytest.mark.parametrize("name", _bandit_learners())
+def test_a_bandit_learners_update_with_a_cost_vector_says_it_takes_action_and_cost(name):
+    from replify.errors import LearnerProtocolError
+
+    spec = replify.registry().learner(name)
+    takes_rho = spec.parameters is not None or spec.guarantee is not None
+    learner = replify.make(name, n=3, horizon=20, seed=0, rho=0.2 if takes_rho else None)
+    learner.act(np.full((3, 2), 0.5)) if spec.problem == "contextual" else learner.act()
+    with pytest.raises(LearnerProtocolError, match=r"update\(action, cost\).*shape \(3,\).*costs\[action\]"):
+        learner.update(np.array([0.1, 0.2, 0.3]))
+    assert learner.t == 0  # nothing was learnt from the refused call
+
+
+def test_a_wrapped_bandits_update_with_one_number_says_what_it_takes():
+    from replify.errors import LearnerProtocolError
+
+    learner = replify.wrap("hedge", n=3, horizon=100, rho=0.1, seed=0, feedback="bandit")
+    learner.act()
+    with pytest.raises(LearnerProtocolError, match=r"ReplicableBandit.update\(\) at step 1: .*update\(action, cost\)"):
+        learner.update(0.5)
