@@ -10,6 +10,7 @@ measures exactly that difference, on the same cost draws.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import attrs
@@ -43,7 +44,9 @@ class Constant(BlockLearner):
 
     def __init__(self, *, n: int, horizon: int, rng: np.random.Generator, rho: float | None = None) -> None:
         horizon = check_int("horizon", horizon, minimum=1)
-        super().__init__(n=n, horizon=horizon, block_size=horizon, domain=CostDomain(low=-1.0, high=1.0))
+        # it never looks at a cost, so every finite cost is one it can play against: the reference row
+        # runs on every adversary, Gaussian costs and drawn contexts included (a NaN is still refused)
+        super().__init__(n=n, horizon=horizon, block_size=horizon, domain=CostDomain(low=-math.inf, high=math.inf))
         self.params = ConstantParams(horizon=horizon, n=self.n, block_size=horizon)
         self._action = int(rng.integers(self.n))
 

@@ -71,7 +71,7 @@ def report_table(report: Any) -> str:
     if report.learning_gain is not None:
         glo, ghi = report.learning_gain_ci
         lines.append(f"  gain over constant {report.learning_gain:.2f}   95% CI [{glo:.2f}, {ghi:.2f}]   (measured on the same "
-                     "draws, against constant's expected regret over the expert it draws; <= 0: it has not learned)")
+                     "draws and R, against the regret of the expert constant draws from R; <= 0: it has not learned)")
     if report.max_step_disagreement is not None:
         mlo, mhi = report.max_step_disagreement_ci
         lines.append(f"  max step disagreement {report.max_step_disagreement:.4f}   95% CI [{mlo:.4f}, {mhi:.4f}]   "

@@ -37,9 +37,11 @@ class _Lanes:
 
     def __init__(
         self, learners: list, rngs: list, seq: Any, *, n: int, horizon: int, action_set: Any, block: int | None,
-        domain: CostDomain | None = None, samplers: list | None = None,
+        domain: CostDomain | None = None, samplers: list | None = None, reference: np.ndarray | None = None,
     ) -> None:
         self.learners, self.rngs, self.seq = learners, rngs, seq
+        # per lane: the expert `constant` plays with the lane's R (the learning gain's reference)
+        self.reference = None if reference is None else np.asarray(reference, dtype=np.int64)
         self.samplers = samplers or []  # per lane: the pair's stream for sampling mixed strategies
         self.domain = domain if isinstance(domain, CostDomain) else None
         self.n, self.horizon = n, horizon
@@ -425,13 +427,15 @@ class _Lanes:
         return self.expected_paid - best
 
     def constant_regrets(self) -> np.ndarray | None:
-        """Experts: the expected regret of ``constant`` (an expert drawn uniformly, never changed)
-        on these very draws — the average expert's total cost minus the best one's."""
+        """Experts: the regret of ``constant`` on these very draws and with the lane's R — the total
+        cost of the expert it plays (``reference``) minus the best expert's (the best policy's where
+        contexts change); without a reference, its expectation over R: the average expert's total."""
         if self.problem != "experts":
             return None
+        played = self.cum.mean(axis=1) if self.reference is None else self.cum[np.arange(self.cum.shape[0]), self.reference]
         if self.policy_paid is not None:
-            return self.cum.mean(axis=1) - self.policy_paid
-        return self.cum.mean(axis=1) - self.cum.min(axis=1)
+            return played - self.policy_paid
+        return played - self.cum.min(axis=1)
 
 
 def _sum_bounds(d: CostDomain, length: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

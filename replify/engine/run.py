@@ -60,7 +60,7 @@ from replify.engine.outcomes import Outcomes
 from replify.engine.cycles import cycle_learners, _cycles
 from replify.engine.paths import _contextual, _fast, _pair_by_pair, _per_step, _segment_learners
 from replify.errors import InvalidArgumentError, ReplifyWarning
-from replify.base.randomness import DATA, INTERNAL, MIXED, child
+from replify.base.randomness import DATA, INTERNAL, MIXED, Streams, child
 
 
 def simulate(
@@ -144,7 +144,8 @@ def _simulate(
         block_cls = None if changing else _block_class(learners)
         state = _Lanes(learners, rngs, seq, samplers=samplers, n=n, horizon=horizon, action_set=action_set,
                        block=learners[0].block_size if block_cls is not None else None,
-                       domain=getattr(learners[0], "domain", None) or domain)
+                       domain=getattr(learners[0], "domain", None) or domain,
+                       reference=np.repeat([constant_expert(child(root, INTERNAL, k), n) for k in ids], 2))
         segmented = block_cls is None and not changing and _segment_learners(learners)
         cycles, why = (False, "") if block_cls is not None or segmented or changing else \
             cycle_learners(learners, seq, state.domain, horizon)
@@ -213,6 +214,14 @@ def _simulate(
             per_pair = 2 * 2 * -(-horizon // learners[0].block_size) * n * 8  # sums and totals of two lanes
             group = int(min(limits.MAX_GROUP_PAIRS, max(1, limits.WHOLE_SLICE_BYTES // per_pair)))
     return attrs.evolve(Outcomes.concatenate(parts), disagreement=disagree)
+
+
+def constant_expert(pair_seed: np.random.SeedSequence, n: int) -> int:
+    """The expert ``constant`` plays in a pair whose seed is ``pair_seed``: the first draw of R (the
+    pair's ``internal`` stream, as :func:`replify.make` hands it), ``integers(n)``. The learning gain
+    compares a learner with this expert on the same draws and the same R, so that ``constant``
+    against itself gains exactly 0."""
+    return int(Streams.from_seed(pair_seed).internal.integers(n))
 
 
 def _check_sizes(learner: Any, *, n: int, horizon: int) -> None:

@@ -66,9 +66,10 @@ class Report:
     played each expert.
 
     Reference and diagnostics (paper §1's approximate replicability; the proofs' assumptions):
-    ``constant_regret`` (experts, ``(pairs, 2)``) is the expected regret of ``constant`` — an
-    expert drawn uniformly and never changed — on the very same draws, so ``learning_gain`` says
-    how much the learner learned; ``disagreement_counts`` counts, per segment (a block of
+    ``constant_regret`` (experts, ``(pairs, 2)``) is the regret of ``constant`` — an expert drawn
+    from R and never changed — on the very same draws and with the pair's own R (the expert
+    ``make("constant", seed=...)`` plays with the pair's seed), so ``learning_gain`` says how much
+    the learner learned, and ``constant`` against itself gains exactly 0; ``disagreement_counts`` counts, per segment (a block of
     ``segment_length`` steps for block learners, else a step), the pairs whose runs play
     different actions there (``None`` for learners without blocks beyond 2^25 steps, to bound
     memory); ``drift`` holds, per pair, ‖c_{1:t} − c'_{1:t}‖₁ and
@@ -315,8 +316,9 @@ class Report:
     # -- reference: the learning gain over `constant` ---------------------------------------------
     @property
     def learning_gain(self) -> float | None:
-        """Measured: the expected regret of ``constant`` minus the learner's, on the same draws
-        (experts; None for OLO). Near zero or below: the learner has not learned anything."""
+        """Measured: the regret of ``constant`` minus the learner's, each run on the same cost draws
+        and with the same R (``constant_regret - regret``, averaged over the pairs' runs; experts,
+        None for OLO). Near zero or below: the learner has not learned anything."""
         return None if self.constant_regret is None else float((self.constant_regret - self.regret).mean())
 
     @property

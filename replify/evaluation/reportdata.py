@@ -17,12 +17,12 @@ B = ``segment_length``):
 * ``action_counts`` (experts) are whole numbers, each run's add up to T, and a pair's two runs'
   differ by at most twice the steps they disagree on; ``action_counts`` and ``constant_regret``
   come together (experts), and ``pseudo_regret`` only with them;
-* ``constant_regret`` (mean minus best total) is ≥ 0;
+* ``constant_regret`` (the total of the expert ``constant`` plays minus the best total) is ≥ 0;
 * ``curve_steps`` are the bins' ends (for block learners the first block end at or after each),
   the last one T, where ``regret_curve_values`` is the ``regret``; ``drift_steps`` are block
   ends inside the horizon, and ‖Δ‖₁ ≥ max Δ − min Δ ≥ 0;
 * with ``cost_range`` (the range every cost lay in, R = high − low; experts): |regret| and
-  |pseudo_regret| ≤ T·R, ``constant_regret`` ≤ T·R·(n − 1)/n, the regret curve ≤ t·R at step t,
+  |pseudo_regret| ≤ T·R, ``constant_regret`` ≤ T·R, the regret curve ≤ t·R at step t,
   and the drift ≤ n·t·R (‖Δ‖₁) and 2·t·R (max − min);
 * a sequential run's interval, decision and p-value are what the confidence sequence gives for
   its failures, pairs, target and alpha; ``regret_bound`` is the one ``params`` states;
@@ -440,7 +440,7 @@ def _relations(kw: dict[str, Any]) -> None:
                 f"moves the counts by at most 2"
             )
     if constant is not None and (constant < -_tol(constant)).any():
-        raise _bad("constant_regret", "numbers >= 0 (the mean expert's total minus the best's)",
+        raise _bad("constant_regret", "numbers >= 0 (the total of the expert constant plays minus the best's)",
                    constant[constant < -_tol(constant)][0])
     if kw["cost_range"] is not None and actions is not None:
         _within_cost_range(kw)
@@ -501,8 +501,8 @@ def _within_cost_range(kw: dict[str, Any]) -> None:
     refuse("regret", kw["regret"], horizon * r, f"a regret over horizon={horizon} steps")
     if kw["pseudo_regret"] is not None:
         refuse("pseudo_regret", kw["pseudo_regret"], horizon * r, f"a pseudo-regret over horizon={horizon} steps")
-    refuse("constant_regret", kw["constant_regret"], horizon * r * (n - 1) / n,
-           f"the mean of {n} experts' totals over horizon={horizon} steps minus the best")
+    refuse("constant_regret", kw["constant_regret"], horizon * r,
+           f"one expert's total over horizon={horizon} steps minus the best")
     if kw["curve_steps"] is not None:
         refuse("regret_curve_values", kw["regret_curve_values"], kw["curve_steps"] * r, "the regret at step t, t x R,")
     if kw["drift_steps"] is not None:
