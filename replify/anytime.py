@@ -21,15 +21,19 @@ unless ``wrap=True`` makes each epoch replicable.
 
 from __future__ import annotations
 
+import contextlib
 import math
+import re
 import warnings
-from typing import Any, Literal
+from typing import Any, Iterator, Literal
 
 import attrs
 import numpy as np
 
 from replify.base.checks import check_int, check_real, check_rho, public
-from replify.errors import InvalidArgumentError, LearnerProtocolError, ReplicabilityWarning, ReplifyWarning, warn
+from replify.errors import (
+    InvalidArgumentError, LearnerProtocolError, ReplicabilityWarning, ReplifyError, ReplifyWarning, warn,
+)
 from replify.guarantees.theory import certified_eps
 from replify.components.bandits import is_bandit
 from replify.plugins.factory import make
@@ -204,9 +208,29 @@ class AnytimeLearner:
     def act(self) -> Any:
         return self._current.act()
 
+    @contextlib.contextmanager
+    def _real_steps(self) -> Iterator[None]:
+        """The epoch's learner counts its steps from 1 at the epoch's start: an error of replify's it
+        raises names the anytime learner's own step instead (step 2001, not the epoch's step 977)."""
+        try:
+            yield
+        except ReplifyError as exc:
+            epoch = self._epochs[-1]
+            said = str(exc)
+            message = re.sub(r"\bstep (\d+)\b", lambda m: f"step {int(m.group(1)) + epoch.start}", said)
+            if epoch.start == 0 or message == said:
+                raise
+            message += f" (epoch {epoch.index}, steps {epoch.start + 1}..{epoch.start + epoch.length})"
+            try:
+                renamed = type(exc)(message)
+            except Exception:  # noqa: BLE001 - an error class that is not built from its message: keep it as it is
+                raise exc from None
+            raise renamed.with_traceback(exc.__traceback__) from None
+
     def update(self, *feedback: Any) -> None:
         """``update(cost)``, or ``update(action, cost)`` for a bandit learner's epochs."""
-        self._current.update(*feedback)
+        with self._real_steps():
+            self._current.update(*feedback)
         self._t += 1
         self._left -= 1
         if self._left == 0:
@@ -224,14 +248,15 @@ class AnytimeLearner:
         parts, i = [], 0
         while i < c.shape[0]:
             take = min(self._left, c.shape[0] - i)
-            if callable(getattr(self._current, "run", None)):
-                parts.append(np.asarray(self._current.run(c[i : i + take])))
-            else:
-                acts = []
-                for row in c[i : i + take]:
-                    acts.append(self._current.act())
-                    self._current.update(row)
-                parts.append(np.asarray(acts))
+            with self._real_steps():
+                if callable(getattr(self._current, "run", None)):
+                    parts.append(np.asarray(self._current.run(c[i : i + take])))
+                else:
+                    acts = []
+                    for row in c[i : i + take]:
+                        acts.append(self._current.act())
+                        self._current.update(row)
+                    parts.append(np.asarray(acts))
             i += take
             self._t += take
             self._left -= take

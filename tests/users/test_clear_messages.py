@@ -76,3 +76,32 @@ def test_a_wrapped_bandits_update_with_one_number_says_what_it_takes():
     learner.act()
     with pytest.raises(LearnerProtocolError, match=r"ReplicableBandit.update\(\) at step 1: .*update\(action, cost\)"):
         learner.update(0.5)
+
+
+@pytest.mark.parametrize("how", ["run", "step"])
+@pytest.mark.parametrize("name", ["ftplb-star", "iid-experts"])
+def test_anytime_names_the_real_step_of_a_bad_cost_not_the_epochs_own(name, how):
+    from replify.errors import CostError
+
+    learner = replify.anytime(name, rho=0.1, n=3, seed=0, first_epoch=16)  # epochs: steps 1..16, 17..48, ...
+    costs = np.random.default_rng(0).random((60, 3))
+    costs[39, 1] = np.nan  # step 40, the epoch's 24th
+    with pytest.raises(CostError) as info:
+        if how == "run":
+            learner.run(costs)
+        else:
+            for row in costs:
+                learner.act()
+                learner.update(row)
+    message = str(info.value)
+    assert "at step 40 " in message and "step 24" not in message and "(epoch 1, steps 17..48)" in message
+
+
+def test_anytime_bandit_epochs_name_the_real_step():
+    from replify.errors import CostError
+
+    learner = replify.anytime("rep-elimination", rho=0.1, n=3, seed=0, first_epoch=16)
+    for _ in range(30):
+        learner.update(learner.act(), 0.5)
+    with pytest.raises(CostError, match=r"cost at step 31 must be .* got nan \(epoch 1, steps 17\.\.48\)"):
+        learner.update(learner.act(), np.nan)
