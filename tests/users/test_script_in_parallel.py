@@ -67,3 +67,43 @@ def test_a_scripts_own_learners_run_alike_on_one_two_workers_and_dask(tmp_path):
         strip = lambda d: {k: v for k, v in d.items() if k not in ("provenance", "n_jobs", "backend", "elapsed")}
         assert strip(out[f"two {name}"]) == strip(one), name
         assert strip(out[f"dask {name}"]) == strip(one), name
+
+
+LEARNER = textwrap.dedent('''
+    import sys
+    import replify
+
+    STEP = {step}
+
+    class Learner:
+        def __init__(self, *, n, horizon, rng):
+            self.n = n
+
+        def act(self):
+            return STEP % self.n
+
+        def update(self, cost):
+            pass
+
+    result = replify.sweep(learners=[Learner], adversaries=["iid-bernoulli"], ns=[3], horizons=[100], pairs=4, seed=0,
+                           path=sys.argv[1], progress=False)
+    print("reused", result.reused)
+''')
+
+
+def test_two_scripts_learners_of_one_name_never_share_a_results_row(tmp_path):
+    """Two scripts given on standard input (no source file to read) whose ``__main__.Learner``
+    differ only in a module constant: the second must not be answered with the first's row; the
+    first's code, run again, reuses its own."""
+    path = tmp_path / "results.jsonl"
+
+    def script(step):
+        return subprocess.run([sys.executable, "-", str(path)], input=LEARNER.format(step=step), capture_output=True,
+                              text=True, timeout=120, cwd=tmp_path, env={**os.environ, "PYTHONWARNINGS": "ignore"})
+
+    first = script(0)
+    assert first.returncode == 0 and "reused 0" in first.stdout, first.stderr[-2000:]
+    other = script(1)
+    assert other.returncode != 0 and "other code" in other.stderr and "__main__.Learner" in other.stderr
+    again = script(0)
+    assert again.returncode == 0 and "reused 1" in again.stdout, again.stderr[-2000:]
