@@ -49,6 +49,30 @@ def check_int(name: str, value: Any, *, minimum: int) -> int:
     return int(value)
 
 
+def check_step_size(name: str, value: Any, *, minimum: int, budget: int, per: int = 1, holds: str | None = None) -> int:
+    """``value`` as an ``int`` ≥ ``minimum`` (:func:`check_int`) small enough that what one step of
+    one run holds — ``value`` × ``per`` float64 numbers, ``holds`` in words — fits the engine's memory
+    budget of ``budget`` bytes (``replify.engine.limits.MEMORY_BUDGET``, which the caller passes):
+    ``n=10**9`` is refused at once, with the limit and why, not after numpy tried to allocate 8 GB."""
+    v = check_int(name, value, minimum=minimum)
+    most = max(minimum, budget // (8 * max(1, per)))
+    if v > most:
+        raise InvalidArgumentError(
+            f"{name} must be at most {most:,}, got {v:,}: every step of every run holds {holds or name + ' costs'} as "
+            f"float64 numbers (8 bytes each: {_size(8 * v * per)} a step here), and one step must fit within the "
+            f"engine's memory budget of {_size(budget)} (replify.engine.limits.MEMORY_BUDGET)"
+        )
+    return v
+
+
+def _size(count: int) -> str:
+    """``count`` bytes in words: ``24 MiB``, ``7.45 GiB``."""
+    for unit, scale in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if count >= scale:
+            return f"{count / scale:.3g} {unit}"
+    return f"{count} bytes"
+
+
 def check_real(name: str, value: Any) -> float:
     """``value`` as a finite ``float`` (bools are refused)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):

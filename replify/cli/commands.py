@@ -15,9 +15,11 @@ from typing import Any, Sequence
 import numpy as np
 
 import replify
+from replify.base.checks import check_step_size
 from replify.cli.outputs import check_outputs, input_files, write_json
 from replify.cli.text import report_table
 from replify.components.bandits import reference_learners
+from replify.engine import limits
 from replify.errors import ReplifyError
 from replify.experiments.lower_bounds import DEMOS
 from replify.plots import plot_agreement, plot_frontier, plot_sweep
@@ -107,6 +109,8 @@ def _adversary_params(args: argparse.Namespace) -> tuple[dict[str, Any] | None, 
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    # before the default means are spread over n arms (n numbers): -n 1000000000 is refused at once
+    check_step_size("-n", args.n, minimum=2, budget=limits.MEMORY_BUDGET, holds="n costs")
     overrides = _params(args.param)
     for key in ("block_size", "eps"):
         if getattr(args, key) is not None:

@@ -11,7 +11,8 @@ from typing import Any, Callable, Literal, Mapping
 import attrs
 import numpy as np
 
-from replify.base.checks import check_int, check_learner, check_real, check_rho, public
+from replify.base.checks import check_int, check_learner, check_real, check_rho, check_step_size, public
+from replify.engine import limits
 from replify.engine.declarations import declared_pieces
 from replify.engine.dispatch import dispatch
 from replify.engine.outcomes import Outcomes
@@ -94,7 +95,7 @@ def evaluate(
     first divergence of the two runs, and regret with a t interval, beside the learner's
     parameters and regret bound when it declares them.
     """
-    n = check_int("n", n, minimum=2)
+    n = check_step_size("n", n, minimum=2, budget=limits.MEMORY_BUDGET)
     horizon = check_int("horizon", horizon, minimum=1)
     pairs = check_int("pairs", pairs, minimum=2)
     confidence = check_real("confidence", confidence)

@@ -29,7 +29,8 @@ from typing import Any
 import attrs
 import numpy as np
 
-from replify.base.checks import check_int, check_real, check_rho, public
+from replify.base.checks import check_int, check_real, check_rho, check_step_size, public
+from replify.engine import limits
 from replify.components.sequences import ChunkedSequence, check_sizes
 from replify.errors import InvalidArgumentError
 from replify.evaluation.evaluate import evaluate
@@ -187,7 +188,8 @@ def audit_certificates(
     ``block_size`` and the ε that :func:`replify.certified_eps` certifies for ρ; ``"iid-experts"``
     at its theorem's parameters on tied iid costs). Returns one :class:`CertificateAudit` each;
     ``refuted(alpha)`` says whether the measured failures refute the printed bound."""
-    n, horizon = check_int("n", n, minimum=2), check_int("horizon", horizon, minimum=2)
+    n = check_step_size("n", n, minimum=2, budget=limits.MEMORY_BUDGET)
+    horizon = check_int("horizon", horizon, minimum=2)
     rho, pairs = check_rho(rho), check_int("pairs", pairs, minimum=2)
     block_size = check_int("block_size", block_size, minimum=1)
     unknown = sorted(set(cases) - set(CASES))

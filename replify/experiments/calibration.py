@@ -22,7 +22,8 @@ from typing import Any, Callable, Mapping, Sequence
 import attrs
 import numpy as np
 
-from replify.base.checks import check_int, check_rho, public
+from replify.base.checks import check_int, check_rho, check_step_size, public
+from replify.engine import limits
 from replify.errors import InvalidArgumentError, ReplifyWarning
 from replify.evaluation.evaluate import evaluate
 from replify.evaluation.provenance import jsonable
@@ -245,7 +246,8 @@ def calibrate(
     ``linear-bernoulli`` (d = 3; fixed features for one that needs them, else features on the
     sphere) and tested there and on the worst of the contextual stress families.
     """
-    n, horizon, rho = check_int("n", n, minimum=2), check_int("horizon", horizon, minimum=16), check_rho(rho)
+    n = check_step_size("n", n, minimum=2, budget=limits.MEMORY_BUDGET)
+    horizon, rho = check_int("horizon", horizon, minimum=16), check_rho(rho)
     _check_arguments(n=n, horizon=horizon, rho=rho, seed=seed, adversaries=adversaries, reference=reference,
                      budget=budget, alpha=alpha, regret_pairs=regret_pairs, refine_pairs=refine_pairs,
                      test_pairs=test_pairs, block_fractions=block_fractions, multipliers=multipliers)

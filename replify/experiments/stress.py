@@ -22,7 +22,8 @@ from typing import Any, Callable, Mapping, Sequence
 import attrs
 import numpy as np
 
-from replify.base.checks import check_int, check_probability, check_rho, public
+from replify.base.checks import check_int, check_probability, check_rho, check_step_size, public
+from replify.engine import limits
 from replify.errors import InvalidArgumentError, ReplifyWarning
 from replify.evaluation.evaluate import evaluate
 from replify.base.progress import reporter
@@ -192,7 +193,8 @@ def stress(
     over the pairs spent (a callable ``progress(used, budget)`` is called as they are). Returns a
     :class:`StressResult`.
     """
-    n, horizon = check_int("n", n, minimum=2), check_int("horizon", horizon, minimum=2)
+    n = check_step_size("n", n, minimum=2, budget=limits.MEMORY_BUDGET)
+    horizon = check_int("horizon", horizon, minimum=2)
     budget = check_int("budget", budget, minimum=8)
     candidates_per_family = check_int("candidates_per_family", candidates_per_family, minimum=1)
     if rho is not None:

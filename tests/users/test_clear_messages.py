@@ -105,3 +105,36 @@ def test_anytime_bandit_epochs_name_the_real_step():
         learner.update(learner.act(), 0.5)
     with pytest.raises(CostError, match=r"cost at step 31 must be .* got nan \(epoch 1, steps 17\.\.48\)"):
         learner.update(learner.act(), np.nan)
+
+
+N_HUGE = 10**9
+HUGE_N = r"n(s\[\.\.\.\])? must be at most 3,145,728, got 1,000,000,000: .*n costs as float64.*7\.45 GiB a step.*24 MiB"
+
+
+@pytest.mark.parametrize("call", [
+    lambda: replify.evaluate("hedge", "iid-bernoulli", n=N_HUGE, horizon=10, pairs=2, seed=0),
+    lambda: replify.stress("ftpl", n=N_HUGE, horizon=10, budget=16, seed=0),
+    lambda: replify.calibrate("hedge", n=N_HUGE, horizon=100, rho=0.1, seed=0),
+    lambda: replify.sweep(learners=["hedge"], adversaries=["iid-bernoulli"], horizons=[10], ns=[N_HUGE], pairs=2,
+                          seed=0),
+], ids=["evaluate", "stress", "calibrate", "sweep"])
+def test_a_huge_n_is_refused_at_once_with_the_limit_and_why(call):
+    with pytest.raises(InvalidArgumentError, match=HUGE_N):
+        call()
+
+
+def test_the_limit_on_n_follows_the_engines_memory_budget(monkeypatch):
+    from replify.engine import limits
+
+    monkeypatch.setattr(limits, "MEMORY_BUDGET", 8 * 100)
+    with pytest.raises(InvalidArgumentError, match="n must be at most 100, got 101"):
+        replify.evaluate("hedge", "iid-bernoulli", n=101, horizon=10, pairs=2, seed=0)
+    assert replify.evaluate("hedge", "iid-bernoulli", n=100, horizon=5, pairs=2, seed=0).pairs == 2
+
+
+def test_the_command_line_refuses_a_huge_n_before_spreading_its_means(capsys):
+    from replify.cli import main
+
+    assert main(["run", "hedge", "-n", str(N_HUGE), "-T", "10", "--pairs", "2", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("replify: error: -n must be at most 3,145,728, got 1,000,000,000") and "MEMORY_BUDGET" in err
