@@ -6,7 +6,7 @@ The NYSE series of :func:`nyse`, whose terms are unclear, is not shipped: it is 
 installed ``universal-portfolios`` package (``pip install 'replify[nyse]'``, a heavy install of its
 own). ``pip install 'replify[data]'`` installs scipy, which :func:`electricity`'s smoothing uses.
 
-Each loader returns a :class:`Dataset`: costs in [0, 1]^{T×n} (one column per expert), the
+Each loader returns a :class:`Dataset`: costs in [0, 1], an array of shape (T, n) (one column per expert), the
 experts' names, and where the numbers come from, under which licence, and how they were turned
 into costs. Audit a learner on one with the ``local-bootstrap`` adversary, which resamples the
 matrix's rows in a window around each step (two independent resamplings are the two draws of a
@@ -205,7 +205,7 @@ WEEK, DAY = 336, 48  # half-hours
 
 
 def smoothed(y: np.ndarray, alpha: float) -> np.ndarray:
-    """Simple exponential smoothing ℓ_t = α y_t + (1 − α) ℓ_{t−1}, ℓ_0 = y_0 (a linear recursion,
+    """Simple exponential smoothing ℓₜ = α yₜ + (1 − α) ℓₜ₋₁, ℓ₀ = y₀ (a linear recursion,
     run by scipy's ``lfilter`` rather than a Python loop over the steps); 0 < α ≤ 1."""
     try:
         from scipy.signal import lfilter

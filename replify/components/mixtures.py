@@ -30,7 +30,7 @@ def softmax(z: np.ndarray) -> np.ndarray:
 
 class MixedLearner(Described):
     """Base of the aggregation rules: ``act()`` returns the mixture p_t (a copy), ``update(c)``
-    checks the step and the cost vector and asks :meth:`_next` for p_{t+1}. Subclasses keep
+    checks the step and the cost vector and asks :meth:`_next` for pₜ₊₁. Subclasses keep
     their own state and list their hyperparameters in ``_params`` (for ``repr`` and
     ``get_params()``)."""
 
@@ -54,7 +54,7 @@ class MixedLearner(Described):
         return self._p.copy()
 
     def update(self, cost: Any) -> None:
-        """Reveal step t's costs c_t ∈ [0, 1]^n; p_{t+1} is computed now."""
+        """Reveal step t's costs cₜ ∈ [0, 1]ⁿ; pₜ₊₁ is computed now."""
         check_next_step(self._t, self.horizon)
         c = self.domain.check(cost, n=self.n, step=self._t + 1)
         self._t += 1

@@ -72,8 +72,8 @@ class Report:
     the learner learned, and ``constant`` against itself gains exactly 0; ``disagreement_counts`` counts, per segment (a block of
     ``segment_length`` steps for block learners, else a step), the pairs whose runs play
     different actions there (``None`` for learners without blocks beyond 2^25 steps, to bound
-    memory); ``drift`` holds, per pair, ‖c_{1:t} − c'_{1:t}‖₁ and
-    max − min of c_{1:t} − c'_{1:t} at the transitions ``drift_steps``.
+    memory); ``drift`` holds, per pair, ‖c_(1:t) − c'_(1:t)‖₁ and
+    max − min of c_(1:t) − c'_(1:t) at the transitions ``drift_steps``.
 
     ``regret_curve_values`` is ``(pairs, 2, k)``: each run's regret at the steps ``curve_steps``
     (the ends of the time bins; for block learners the first block end at or after each, where
