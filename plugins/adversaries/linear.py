@@ -28,8 +28,9 @@ from typing import Any
 import numpy as np
 
 import replify
-from replify.base.checks import as_float_array, check_int, check_positive
+from replify.base.checks import as_float_array, check_int, check_positive, check_step_size
 from replify.components.sequences import ChunkedSequence, check_sizes
+from replify.engine import limits
 from replify.errors import InvalidArgumentError
 
 LAWS = ("fixed", "sphere", "gaussian")
@@ -53,7 +54,9 @@ class LinearCosts(ChunkedSequence):
     def __init__(self, *, n: int, horizon: int, rng: np.random.Generator, d: int = 5, theta: Any = None,
                  arms: Any = None, contexts: str = "fixed", sigma: float = 0.1, pieces: int = 1) -> None:
         self.n, self.horizon = check_sizes(n, horizon)
-        self.d = check_int("d", d, minimum=2 if self.noise == "bernoulli" else 1)
+        # d numbers per arm and step: d = 10**12 is refused here, not a MemoryError drawing theta
+        self.d = check_step_size("d", d, minimum=2 if self.noise == "bernoulli" else 1, budget=limits.MEMORY_BUDGET,
+                                 per=self.n, holds=f"n x d = {self.n} x d features")
         if contexts not in LAWS or (self.noise == "bernoulli" and contexts == "gaussian"):
             allowed = LAWS if self.noise == "gaussian" else LAWS[:2]
             raise InvalidArgumentError(f"contexts must be one of {allowed}; got {contexts!r}")

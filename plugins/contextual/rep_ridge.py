@@ -121,14 +121,43 @@ def ridge_parameters(*, horizon: int, n: int, rho: float, phases: int | None = N
     ends = starts[1:] + (horizon,)
     explores = tuple([ends[0] - starts[0]] + [math.ceil(f * (e - s)) for s, e in zip(starts[1:], ends[1:])])
     samples = tuple(int(v) for v in np.cumsum(explores)[:-1])  # what decisions 1..D read
-    beta = bound_l * math.sqrt(2.0 * (1.0 + (1.0 + bound_l / math.sqrt(lam0)) ** 2)) / lam0
-    if not math.isfinite(beta) or not math.isfinite(horizon * lam0):
-        raise InvalidArgumentError(f"lam={lam0!r} and feature_bound={bound_l!r} make the stability constant beta={beta!r}: "
-                                   "not a finite number (lam too small or feature_bound too large)")
+    try:  # Python's float ** raises OverflowError where numpy would give inf
+        beta = bound_l * math.sqrt(2.0 * (1.0 + (1.0 + bound_l / math.sqrt(lam0)) ** 2)) / lam0
+    except OverflowError:
+        beta = math.inf
+    if not math.isfinite(horizon * lam0):
+        why = "lam too large for this horizon"
+    elif not math.isfinite(beta) or not math.isfinite(1.0 / beta if beta > 0.0 else math.inf):
+        why = "lam too small or feature_bound too large" if not math.isfinite(beta) or beta > 1.0 else "feature_bound too small"
+    else:
+        why = None
+    if why is not None:
+        raise InvalidArgumentError(
+            f"lam={lam0!r} and feature_bound={bound_l!r} make the stability constant beta={beta!r}; expected a finite "
+            f"number > 0 whose inverse is finite too (the grid widths are proportional to it): {why} (float64 cannot "
+            "hold them; the defaults are lam=30, feature_bound=1)"
+        )
     bound = rho / scale if samples else 0.0
-    return RidgeParams(horizon=horizon, n=n, rho=rho, phases=k, explore=f, lam=lam0, feature_bound=bound_l,
+    params = RidgeParams(horizon=horizon, n=n, rho=rho, phases=k, explore=f, lam=lam0, feature_bound=bound_l,
                        grid_scale=scale, starts=starts, explores=explores, samples=samples, beta=beta, rho_bound=bound,
                        certified=bound <= rho * (1 + 1e-12), overrides=overrides)
+    check_widths(params, 1)  # the features' d comes later; the widths grow with sqrt(d)
+    return params
+
+
+def check_widths(params: RidgeParams, d: int) -> np.ndarray:
+    """The grid widths w_k for ``d`` features, refused unless they and their inverses are finite
+    (θ̂/w would overflow, and the rounding give NaN)."""
+    with np.errstate(all="ignore"):
+        widths = params.widths(d)
+        usable = np.isfinite(widths).all() and np.isfinite(1.0 / widths).all()
+    if not usable:
+        raise InvalidArgumentError(
+            f"rep-ridge: the rounding grid's widths for d={d} features are {widths.tolist()}; expected finite numbers "
+            f"> 0: lam={params.lam!r}, feature_bound={params.feature_bound!r} and grid_scale={params.grid_scale!r} are "
+            "too extreme for float64 (the defaults are lam=30, feature_bound=1, grid_scale=1)"
+        )
+    return widths
 
 
 class RidgeRoundLanes(ContextLanes):
@@ -144,7 +173,7 @@ class RidgeRoundLanes(ContextLanes):
         self.gram = np.zeros((self.lanes, d, d))
         self.b = np.zeros((self.lanes, d))
         self.rounded = np.zeros((self.lanes, d))
-        self.widths = self.params.widths(d)
+        self.widths = check_widths(self.params, d)
         self._starts = np.asarray(self.params.starts + (self.horizon,))
         self._phase = 0
         self._explore_until = self._starts[1]

@@ -65,6 +65,20 @@ def check_step_size(name: str, value: Any, *, minimum: int, budget: int, per: in
     return v
 
 
+def check_features(seq: Any, *, n: int, budget: int) -> int:
+    """The ``d`` an adversary that shows contexts declares (its features per arm): an integer ≥ 1
+    whose ``n``·d numbers a step fit the engine's memory budget of ``budget`` bytes — read once, before
+    the engine sizes any array by it (2.5 is not silently 2, 10**12 is not a MemoryError)."""
+    owner = f"the adversary {type(seq).__name__}"
+    if not hasattr(seq, "d"):
+        raise InvalidArgumentError(
+            f"{owner} shows contexts, so it must declare d, the number of features per arm (an integer >= 1); it has "
+            "no attribute d"
+        )
+    return check_step_size(f"{owner}'s d (features per arm)", seq.d, minimum=1, budget=budget, per=n,
+                           holds=f"n x d = {n} x d contexts")
+
+
 def _size(count: int) -> str:
     """``count`` bytes in words: ``24 MiB``, ``7.45 GiB``."""
     for unit, scale in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):

@@ -50,7 +50,7 @@ from typing import Any, Callable, Sequence
 import attrs
 import numpy as np
 
-from replify.base.checks import CostDomain, check_learner
+from replify.base.checks import CostDomain, check_features, check_learner
 from replify.components.bandits import is_bandit, offers_lanes
 from replify.components.contextual import is_contextual, shows_contexts, varying_contexts
 from replify.engine import limits
@@ -97,6 +97,8 @@ def _simulate(
     progress: Callable[[int, int], None] | None, domain: CostDomain | None,
 ) -> Outcomes:
     budget = limits.MEMORY_BUDGET if budget is None else budget
+    if shows_contexts(seq) or getattr(seq, "fixed_contexts", None) is not None:
+        check_features(seq, n=n, budget=limits.MEMORY_BUDGET)  # its d, which the paths size their arrays by
     parts = []
     disagree = None  # summed group by group: one array per worker, whatever the number of pairs
     # An adversary that can only draw whole sequences (``sample(rng)``, the documented minimum)

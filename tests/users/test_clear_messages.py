@@ -138,3 +138,67 @@ def test_the_command_line_refuses_a_huge_n_before_spreading_its_means(capsys):
     assert main(["run", "hedge", "-n", str(N_HUGE), "-T", "10", "--pairs", "2", "--quiet"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("replify: error: -n must be at most 3,145,728, got 1,000,000,000") and "MEMORY_BUDGET" in err
+
+
+@pytest.mark.parametrize("params, words", [
+    (dict(lam=1e-320), r"rep-ridge: lam=1e-320 and feature_bound=1.0 make .*beta=inf.*lam too small"),
+    (dict(feature_bound=1e300), r"rep-ridge: lam=30.0 and feature_bound=1e\+300 .*feature_bound too large"),
+    (dict(feature_bound=1e-320), r"rep-ridge: .*feature_bound too small"),
+    (dict(grid_scale=1e-320), r"rep-ridge: the rounding grid's widths .*grid_scale=1e-320"),
+])
+def test_rep_ridge_refuses_parameters_float64_cannot_hold(params, words):
+    with pytest.raises(InvalidArgumentError, match=words):
+        replify.make("rep-ridge", n=3, horizon=100, seed=0, rho=0.2, **params)
+
+
+def test_rep_ridge_refuses_a_grid_that_overflows_once_it_sees_the_features():
+    with pytest.raises(InvalidArgumentError, match=r"rep-ridge: the rounding grid's widths for d=5 features .*inf"):
+        replify.evaluate("rep-ridge", "linear-bernoulli", n=3, horizon=50, pairs=2, seed=0, rho=0.2,
+                         learner_params={"grid_scale": 1e308}, adversary_params={"contexts": "sphere"})
+
+
+def test_a_linear_adversary_with_a_huge_d_is_refused_with_the_limit():
+    with pytest.raises(InvalidArgumentError, match=r"linear-gaussian: d must be at most 1,048,576, got "
+                                                   r"1,000,000,000,000: .*n x d = 3 x d features.*MEMORY_BUDGET"):
+        replify.evaluate("rep-ridge", "linear-gaussian", n=3, horizon=100, pairs=2, seed=0, rho=0.2,
+                         adversary_params={"d": 10**12})
+
+
+def _shows_contexts(d):
+    class Shown:
+        iid = True
+
+        def __init__(self, n, horizon, rng):
+            self.n, self.horizon, self.d = n, horizon, d
+
+        def sample_contexts(self, rng, start, stop):
+            rows = stop - start
+            return np.full((rows, self.n, 2), 0.5), rng.random((rows, self.n)), np.full((rows, self.n), 0.5)
+
+        def sample_chunk(self, rng, start, stop):
+            return self.sample_contexts(rng, start, stop)[1]
+
+        def sample(self, rng):
+            return self.sample_chunk(rng, 0, self.horizon)
+
+    return Shown
+
+
+@pytest.mark.parametrize("d, got", [(2.5, r"2\.5 \(float\)"), ("2", r"'2' \(str\)"), (None, r"None"), (-1, "-1"),
+                                    (10**12, r"1,000,000,000,000")])
+@pytest.mark.parametrize("learner", ["rep-ridge", "ucb1"])
+def test_an_adversarys_d_that_is_not_a_whole_number_of_features_is_refused_naming_the_adversary(d, got, learner):
+    with pytest.raises(InvalidArgumentError, match=rf"the adversary Shown's d \(features per arm\) must be .*got {got}"):
+        replify.evaluate(learner, _shows_contexts(d), n=3, horizon=20, pairs=2, seed=0,
+                         rho=0.2 if learner == "rep-ridge" else None)
+
+
+def test_an_adversary_that_shows_contexts_without_d_is_told_to_declare_it():
+    Shown = _shows_contexts(2)
+
+    class Missing(Shown):
+        def __init__(self, n, horizon, rng):
+            self.n, self.horizon = n, horizon
+    with pytest.raises(InvalidArgumentError, match="the adversary Missing shows contexts, so it must declare d"):
+        replify.evaluate("ucb1", Missing, n=3, horizon=20, pairs=2, seed=0)
+    assert replify.evaluate("ucb1", Shown, n=3, horizon=20, pairs=2, seed=0).pairs == 2  # d = 2 runs
