@@ -134,7 +134,9 @@ class BanditFeed:
         if arms.min() < 0 or arms.max() >= self.n:
             raise ActionError(f"{type(self.learner).__name__}.next_batch() at step {done + 1} returned arms outside "
                               f"[0, {self.n}): {np.unique(arms)[:10].tolist()}")
-        return arms.astype(np.int64, copy=False)
+        # a copy: a learner that reuses its own array for the next batch must not change this one
+        # while it is still being played (the engine plays a batch across its chunks)
+        return arms.astype(np.int64, copy=True)
 
 
 class BanditLearner(Described):

@@ -354,11 +354,37 @@ def _policy_of(obj: Any, lanes: int | None, source: str, step: int) -> np.ndarra
     p = method()
     if p is None:
         return None
-    a = np.asarray(p, dtype=np.float64)
+    want = "a 1-d array of finite numbers" if lanes is None else f"an array of shape ({lanes}, p) of finite numbers"
+    try:
+        a = np.asarray(p, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise LearnerProtocolError(f"{source}.policy() at step {step} must return {want}; got {p!r:.80} "
+                                   f"({type(p).__name__})") from None
     if (lanes is None and a.ndim != 1) or (lanes is not None and (a.ndim != 2 or a.shape[0] != lanes)):
-        want = "a 1-d array" if lanes is None else f"an array of shape ({lanes}, p)"
         raise LearnerProtocolError(f"{source}.policy() at step {step} must return {want}; got shape {a.shape}")
+    if not np.isfinite(a).all():  # NaN != NaN: the two runs' policies would never agree, silently
+        where = tuple(int(i) for i in np.argwhere(~np.isfinite(a))[0])
+        raise LearnerProtocolError(f"{source}.policy() at step {step} must return {want}; got {a[where]} at index "
+                                   f"{where[0] if len(where) == 1 else where}")
     return a
+
+
+def _read_only(a: np.ndarray) -> np.ndarray:
+    """A view of ``a`` that a learner cannot write into: the contexts a learner is shown are what
+    the two runs were shown and what regret is measured on."""
+    v = a.view()
+    v.flags.writeable = False
+    return v
+
+
+def _if_wrote(exc: ValueError, source: str, step: int) -> None:
+    """Raise the clear error for a learner that wrote into the (read-only) contexts it was given;
+    return for any other ValueError (the caller re-raises it)."""
+    if "read-only" in str(exc):
+        raise LearnerProtocolError(
+            f"{source} at step {step} wrote into a read-only array ({exc}): the contexts it is given are read-only, and "
+            "a learner must not change them (they are what the run was shown, and what its regret is measured on); "
+            "copy them first, e.g. np.array(context)") from exc
 
 
 class ContextFeed:
@@ -378,12 +404,15 @@ class ContextFeed:
         rows = costs.shape[0]
         out = np.empty(rows, dtype=np.int64)
         pol: list[Any] = []
-        lr = self.learner
+        lr, contexts, t = self.learner, _read_only(contexts), 0
         if callable(self.batch):
-            t = 0
             while t < rows:
                 if self.pending.size == 0:
-                    self.pending = self._batch(contexts[t], t0 + t + 1)
+                    try:
+                        self.pending = self._batch(contexts[t], t0 + t + 1)
+                    except ValueError as exc:
+                        _if_wrote(exc, f"{self.name}.next_batch(context)", t0 + t + 1)
+                        raise
                     self.seen = []
                 k = min(rows - t, self.pending.size)
                 arms = self.pending[:k]
@@ -396,18 +425,23 @@ class ContextFeed:
                 if self.pending.size == 0:
                     lr.observe(np.concatenate(self.seen))
         else:
-            for t in range(rows):  # a learner that adapts every step: nothing to vectorise
-                got = lr.act(contexts[t])
-                if isinstance(got, (bool, np.bool_)) or not isinstance(got, numbers.Integral):
-                    raise ActionError(f"{self.name}.act(context) at step {t0 + t + 1} must return an integer arm in "
-                                      f"[0, {self.n}); got {got!r} ({type(got).__name__})")
-                a = int(got)
-                if not 0 <= a < self.n:
-                    raise ActionError(f"{self.name}.act(context) at step {t0 + t + 1} returned arm {a}, outside [0, {self.n})")
-                out[t] = a
-                if policies:
-                    pol.append(_policy_of(lr, None, self.name, t0 + t + 1))
-                lr.update(a, float(costs[t, a]))
+            try:
+                for t in range(rows):  # a learner that adapts every step: nothing to vectorise
+                    got = lr.act(contexts[t])
+                    if isinstance(got, (bool, np.bool_)) or not isinstance(got, numbers.Integral):
+                        raise ActionError(f"{self.name}.act(context) at step {t0 + t + 1} must return an integer arm "
+                                          f"in [0, {self.n}); got {got!r} ({type(got).__name__})")
+                    a = int(got)
+                    if not 0 <= a < self.n:
+                        raise ActionError(f"{self.name}.act(context) at step {t0 + t + 1} returned arm {a}, outside "
+                                          f"[0, {self.n})")
+                    out[t] = a
+                    if policies:
+                        pol.append(_policy_of(lr, None, self.name, t0 + t + 1))
+                    lr.update(a, float(costs[t, a]))
+            except ValueError as exc:
+                _if_wrote(exc, f"{self.name}.act(context)", t0 + t + 1)
+                raise
         return out, _stack_policies(pol) if policies else None
 
     def _batch(self, context: np.ndarray, step: int) -> np.ndarray:
@@ -415,7 +449,8 @@ class ContextFeed:
         if arms.ndim != 1 or arms.size == 0:
             raise ActionError(f"{self.name}.next_batch(context) at step {step} must return a non-empty 1-d array of "
                               f"integer arms; got {arms!r}")
-        return _checked_arms(arms, arms.shape, self.n, f"{self.name}.next_batch(context)", step)
+        # a copy: the learner may reuse its own array for its next batch while this one is still played
+        return _checked_arms(arms, arms.shape, self.n, f"{self.name}.next_batch(context)", step).copy()
 
 
 def _stack_policies(pol: list[Any]) -> np.ndarray | None:
@@ -443,14 +478,19 @@ class ContextLaneFeed:
         idx = np.arange(lanes)
         # the engine's contexts are checked already: replify's own lane objects skip checking them again
         act = functools.partial(self.lanes._act, checked=True) if isinstance(self.lanes, ContextLanes) else self.lanes.act
-        for t in range(rows):
-            arms = act(contexts[:, t])
-            if not (type(arms) is np.ndarray and arms.shape == (lanes,) and arms.dtype == np.int64
-                    and arms.view(np.uint64).max() < n):
-                arms = _checked_arms(arms, (lanes,), n, f"{self.name}.act(contexts)", t0 + t + 1)
-            out[t] = arms
-            if policies:
-                pol.append(_policy_of(self.lanes, lanes, self.name, t0 + t + 1))
-            self.lanes.update(arms, costs[idx, t, arms].copy())
+        contexts, t = _read_only(contexts), 0
+        try:
+            for t in range(rows):
+                arms = act(contexts[:, t])
+                if not (type(arms) is np.ndarray and arms.shape == (lanes,) and arms.dtype == np.int64
+                        and arms.view(np.uint64).max() < n):
+                    arms = _checked_arms(arms, (lanes,), n, f"{self.name}.act(contexts)", t0 + t + 1)
+                out[t] = arms
+                if policies:
+                    pol.append(_policy_of(self.lanes, lanes, self.name, t0 + t + 1))
+                self.lanes.update(arms, costs[idx, t, arms].copy())
+        except ValueError as exc:
+            _if_wrote(exc, f"{self.name}.act(contexts)", t0 + t + 1)
+            raise
         p = _stack_policies(pol) if policies else None
         return out.T.copy(), None if p is None else p.transpose(1, 0, 2)

@@ -57,6 +57,22 @@ def _round_robin_pulls(arms: np.ndarray, begins: np.ndarray, ends: np.ndarray, n
     return out
 
 
+def checked_cycle(got: Any, *, n: int, left: int, step: int, name: str) -> tuple[np.ndarray, int]:
+    """What ``next_cycle()`` returned, checked as the protocol demands: ``(arms, length)``, the arms a
+    non-empty 1-d integer array in [0, n) (copied: the learner may reuse its array), the length an
+    integer in 1..``left`` (the steps still to play)."""
+    if not (isinstance(got, (tuple, list)) and len(got) == 2):
+        raise InvalidArgumentError(f"{name}.next_cycle() at step {step} must return (arms, length); got {got!r}")
+    arms, length = np.asarray(got[0]), got[1]
+    if arms.ndim != 1 or arms.size == 0 or arms.dtype.kind not in "iu" or arms.min() < 0 or arms.max() >= n:
+        raise ActionError(f"{name}.next_cycle() at step {step} must give a non-empty 1-d array of integer arms in "
+                          f"[0, {n}); got {arms!r}")
+    if isinstance(length, (bool, np.bool_)) or not (isinstance(length, (int, np.integer)) and 1 <= length <= left):
+        raise InvalidArgumentError(f"{name}.next_cycle() at step {step} must give an integer length in "
+                                   f"1..{left}; got {length!r} ({type(length).__name__})")
+    return arms.astype(np.int64), int(length)
+
+
 def _cycle_lane(state: _Lanes, i: int) -> list[tuple[int, int, np.ndarray]]:
     """Run lane ``i`` alone with block sums: each batch (a round robin fixed before its costs) is
     cut at the checkpoints inside it, and each piece's costs are drawn as one segment per arm, as
@@ -74,19 +90,11 @@ def _cycle_lane(state: _Lanes, i: int) -> list[tuple[int, int, np.ndarray]]:
     batches: list[tuple[int, int, np.ndarray]] = []
     paid, cum, counts, expected, t = 0.0, np.zeros(n), np.zeros(n), 0.0, 0
     # a contextual learner is shown the fixed contexts (docs/contextual.md)
-    context = getattr(state.seq, "fixed_contexts", None) if is_contextual(lr) else None
+    fixed = getattr(state.seq, "fixed_contexts", None) if is_contextual(lr) else None
+    context = None if fixed is None else state.fixed_features(fixed, int(state.seq.d))  # checked, read-only
     while t < horizon:
-        got = lr.next_cycle() if context is None else lr.next_cycle(context)
-        if not (isinstance(got, (tuple, list)) and len(got) == 2):
-            raise InvalidArgumentError(f"{name}.next_cycle() at step {t + 1} must return (arms, length); got {got!r}")
-        arms, length = np.asarray(got[0]), got[1]
-        if arms.ndim != 1 or arms.size == 0 or arms.dtype.kind not in "iu" or arms.min() < 0 or arms.max() >= n:
-            raise ActionError(f"{name}.next_cycle() at step {t + 1} must give a non-empty 1-d array of integer arms in "
-                              f"[0, {n}); got {arms!r}")
-        if isinstance(length, (bool, np.bool_)) or not (isinstance(length, (int, np.integer)) and 1 <= length <= horizon - t):
-            raise InvalidArgumentError(f"{name}.next_cycle() at step {t + 1} must give an integer length in "
-                                       f"1..{horizon - t}; got {length!r} ({type(length).__name__})")
-        arms, length = arms.astype(np.int64), int(length)
+        arms, length = checked_cycle(lr.next_cycle() if context is None else lr.next_cycle(context), n=n,
+                                     left=horizon - t, step=t + 1, name=name)
         inside = np.concatenate([state.checkpoints, changes])
         stops = np.union1d(inside[(inside > t) & (inside < t + length)], [t + length])
         begins = np.concatenate([[t], stops[:-1]])

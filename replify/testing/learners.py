@@ -17,6 +17,7 @@ from replify.base.checks import check_learner as check_protocol
 from replify.errors import ActionError, InvalidArgumentError, ReplifyWarning
 from replify.components.bandits import is_bandit, lane_form
 from replify.components.contextual import DRAW_BLOCK, is_contextual
+from replify.engine.cycles import checked_cycle
 from replify.plugins.registry import registry
 from replify.plugins.specs import ENFORCEABLE, AdversarySpec, LearnerSpec
 from replify.sources import learner_arg
@@ -56,17 +57,44 @@ def check_horizon(spec: Any) -> None:
 
 
 def check_inputs_untouched(spec: Any) -> None:
-    """The caller's cost arrays are never written to."""
+    """The caller's cost arrays — and a contextual learner's contexts, whether stepped or given a
+    batch's or a cycle's first context — are never written to."""
     spec = _spec(spec)
     learner, n, horizon = _build(spec, 6)
     costs = _costs(spec, n, horizon, 7)
     before = costs.copy()
-    if callable(getattr(learner, "run", None)):
+    if is_contextual(learner):
+        contexts = check_contexts(n, horizon, seed=7)  # a new context every step (one repeated, if it needs that)
+        if getattr(learner, "needs_fixed_contexts", False):
+            contexts = np.repeat(contexts[:1], horizon, axis=0)
+        shown = contexts.copy()
+        for t, c in enumerate(costs):
+            a = int(learner.act(contexts[t]))
+            learner.update(a, float(c[a]))
+        assert np.array_equal(contexts, shown), f"{spec.name}: act(context) wrote into the context it was given"
+        for method in ("next_batch", "next_cycle"):
+            if callable(getattr(learner, method, None)):
+                fresh, _, _ = _build(spec, 6)
+                context = check_contexts(n)
+                kept = context.copy()
+                getattr(fresh, method)(context)
+                assert np.array_equal(context, kept), f"{spec.name}: {method}(context) wrote into the context it was given"
+    elif callable(getattr(learner, "run", None)):
         learner.run(costs)
     else:
         for c in costs:
             _step(learner, c)
     assert np.array_equal(costs, before), f"{spec.name}: the caller's costs were modified"
+
+
+def _read_only(arrays: tuple) -> tuple:
+    """Read-only views of the arrays a check hands a learner, as the engine hands them."""
+    out = []
+    for a in arrays:
+        v = np.asarray(a).view()
+        v.flags.writeable = False
+        out.append(v)
+    return tuple(out)
 
 
 def check_domain_enforced(spec: Any) -> None:
@@ -127,12 +155,13 @@ def check_bandit_batches_equal_stepping(spec: Any) -> None:
     stepped = [int(_step(stepper, c)) for c in costs]
     played: list[int] = []
     while len(played) < horizon:
-        arms = np.asarray(learner.next_batch(*_context_arg(learner, n)))
-        assert arms.ndim == 1 and 1 <= arms.size <= horizon - len(played), \
-            f"{spec.name}: next_batch() after {len(played)} steps gave {arms.size} arms"
+        given = _context_arg(learner, n)
+        arms = np.array(learner.next_batch(*_read_only(given)))  # a copy: the engine copies a batch too
+        assert arms.ndim == 1 and 1 <= arms.size <= horizon - len(played) and arms.dtype.kind in "iu", \
+            f"{spec.name}: next_batch() after {len(played)} steps gave {arms!r}, not 1..{horizon - len(played)} integer arms"
         t = len(played)
-        learner.observe(costs[t : t + arms.size][np.arange(arms.size), arms])
         played += arms.tolist()
+        learner.observe(costs[t : t + arms.size][np.arange(arms.size), arms])
     assert played == stepped, f"{spec.name}: playing by batches differs from stepping"
 
 
@@ -176,9 +205,13 @@ def check_lanes_equal_stepping(spec: Any) -> None:
         if form is None:  # the class declines (a subclass that steps its own way): the engine steps it alone
             return
         for t in range(horizon):
-            arms = np.asarray(form.act(np.stack([contexts[i][t] for i in group])) if contextual else form.act())
+            # contexts read-only, as the engine hands them: a lane form that writes into them fails here
+            arms = np.asarray(form.act(_read_only((np.stack([contexts[i][t] for i in group]),))[0]) if contextual
+                              else form.act())
             assert arms.shape == (len(group),) and arms.dtype.kind in "iu", \
                 f"{spec.name}: the lanes' act() at step {t + 1} gave {arms!r}, not one integer arm per lane"
+            assert ((arms >= 0) & (arms < n)).all(), f"{spec.name}: the lanes' act() at step {t + 1} gave {arms!r}, " \
+                f"arms outside [0, {n})"
             want = [stepped[i][t] for i in group]
             assert arms.tolist() == want, (
                 f"{spec.name}: in lanes {group}, step {t + 1} played {arms.tolist()}; stepped alone, the same learners "
@@ -199,10 +232,11 @@ def check_cycles_equal_stepping(spec: Any) -> None:
     stepped = np.array([int(_step(stepper, c)) for c in costs], dtype=np.int64)
     t = 0
     while t < horizon:
-        arms, length = learner.next_cycle(*_context_arg(learner, n))
-        arms = np.asarray(arms)
-        assert arms.ndim == 1 and arms.size and 1 <= int(length) <= horizon - t, \
-            f"{spec.name}: next_cycle() after {t} steps gave {arms!r} for {length!r} steps"
+        try:  # the engine's own check of (arms, length): integer arms in [0, n), an integer length
+            arms, length = checked_cycle(learner.next_cycle(*_read_only(_context_arg(learner, n))), n=n,
+                                         left=horizon - t, step=t + 1, name=spec.name)
+        except ValueError as exc:
+            raise AssertionError(str(exc)) from None
         played = arms[np.arange(int(length)) % arms.size]
         assert np.array_equal(played, stepped[t : t + int(length)]), \
             f"{spec.name}: the cycle from step {t + 1} plays {played[:10].tolist()}…; stepping plays {stepped[t : t + 10].tolist()}…"
