@@ -12,6 +12,11 @@
 * ``False`` — no bar (the command line's ``--quiet``);
 * a callable ``progress(done, total)`` of the user's, called as work finishes.
 
+:func:`replify.evaluate` counts pairs, and between two ends of pairs the steps played: ``done`` is
+then the pairs finished plus the share of steps the pairs under way have played (a fraction, at
+most once a second), so that a learner stepped in Python shows how far it is, and the time left,
+before its first pair ends.
+
 :func:`reporter` turns any of these into one callable with a ``close()``. Work nested inside
 other work (the evaluations of a stress search, a calibration or a demo) draws no bar of its own
 by default: the outer one speaks for it.
@@ -28,7 +33,7 @@ from typing import Any, Callable, TextIO, Union
 from tqdm.auto import tqdm
 
 #: What a ``progress=`` argument may be.
-ProgressArg = Union[bool, Callable[[int, int], None], None]
+ProgressArg = Union[bool, Callable[[float, int], None], None]
 
 #: Seconds a run with ``progress=None`` goes on before its bar appears (short runs stay silent).
 AUTO_DELAY = 2.0
@@ -43,13 +48,14 @@ class TqdmProgress:
         self.label, self.stream, self.delay = label, stream, delay
         self.bar: Any = None
 
-    def __call__(self, done: int, total: int) -> None:
+    def __call__(self, done: float, total: int) -> None:
         if self.bar is None:
             self.bar = tqdm(total=total, desc=self.label, file=self.stream if self.stream is not None else sys.stderr,
                             leave=True, dynamic_ncols=True, delay=self.delay)
         if total != self.bar.total:  # a sequential test's budget, or a search's, may be known late
             self.bar.total = total
-        self.bar.update(done - self.bar.n)
+        self.bar.n = _count(done)  # a fraction of a pair between two ends of pairs, shown to a tenth
+        self.bar.update(0)
 
     def close(self) -> None:
         if self.bar is not None:
@@ -70,7 +76,7 @@ class LineProgress:
         self._thread = threading.Thread(target=self._run, name="replify-progress", daemon=True)
         self._thread.start()
 
-    def __call__(self, done: int, total: int) -> None:
+    def __call__(self, done: float, total: int) -> None:
         self.done, self.total = done, total
 
     def _run(self) -> None:
@@ -81,7 +87,7 @@ class LineProgress:
         elapsed = time.monotonic() - self.start
         share = self.done / self.total if self.total else 0.0
         left = "" if end or share <= 0 else f", about {_duration(elapsed * (1 - share) / share)} left"
-        counts = f"{self.done}/{self.total} ({100 * share:.0f}%)" if self.total else "started"
+        counts = f"{_count(self.done)}/{self.total} ({100 * share:.0f}%)" if self.total else "started"
         try:
             print(f"replify: {self.label}: {counts}, {_duration(elapsed)} elapsed{left}" + (" (done)" if end else ""),
                   file=self.stream if self.stream is not None else sys.stderr, flush=True)
@@ -96,6 +102,11 @@ class LineProgress:
             self._line(end=True)
 
 
+def _count(done: float) -> float:
+    """``done`` as shown: whole when it is (4, not 4.0), else to a tenth (2.3 pairs' worth of steps)."""
+    return int(done) if float(done).is_integer() else round(float(done), 1)
+
+
 def _duration(seconds: float) -> str:
     minutes, secs = divmod(int(round(seconds)), 60)
     hours, minutes = divmod(minutes, 60)
@@ -108,7 +119,7 @@ class _Callback:
     def __init__(self, fn: Callable[[int, int], None]) -> None:
         self.fn = fn
 
-    def __call__(self, done: int, total: int) -> None:
+    def __call__(self, done: float, total: int) -> None:
         self.fn(done, total)
 
     def close(self) -> None:
@@ -120,7 +131,7 @@ class _Callback:
 class _Silent:
     """No bar: ``progress(done, total)`` does nothing."""
 
-    def __call__(self, done: int, total: int) -> None:
+    def __call__(self, done: float, total: int) -> None:
         pass
 
     def close(self) -> None:
@@ -138,7 +149,7 @@ class _Scoped:
         self.inner = inner
         self._token: Any = _open.set(_open.get() + 1)
 
-    def __call__(self, done: int, total: int) -> None:
+    def __call__(self, done: float, total: int) -> None:
         self.inner(done, total)
 
     def close(self) -> None:

@@ -42,6 +42,8 @@ class _Lanes:
         self.learners, self.rngs, self.seq = learners, rngs, seq
         # per lane: the expert `constant` plays with the lane's R (the learning gain's reference)
         self.reference = None if reference is None else np.asarray(reference, dtype=np.int64)
+        # the progress reporter's ear inside the group: the fraction of its lanes' steps played (run.py)
+        self.on_steps: Any = None
         self.samplers = samplers or []  # per lane: the pair's stream for sampling mixed strategies
         self.domain = domain if isinstance(domain, CostDomain) else None
         self.n, self.horizon = n, horizon
@@ -425,6 +427,12 @@ class _Lanes:
             return None
         best = float(np.min(self._expected_sums(np.array([0]), np.array([self.horizon]))[0]))
         return self.expected_paid - best
+
+    def played(self, lane_steps: int) -> None:
+        """``lane_steps`` steps played so far by this group's lanes together (of lanes × T): said to
+        the progress reporter, so that a slow learner shows its steps before a pair ends."""
+        if self.on_steps is not None:
+            self.on_steps(lane_steps / (len(self.learners) * self.horizon))
 
     def constant_regrets(self) -> np.ndarray | None:
         """Experts: the regret of ``constant`` on these very draws and with the lane's R — the total

@@ -28,6 +28,14 @@ WHOLE_LANES_BYTES = 256 * 2**20
 
 
 
+#: Seconds between two reports of the steps played inside a group of pairs (to ``progress``):
+#: a learner stepped in Python shows its progress before a pair ends.
+PROGRESS_SECONDS = 1.0
+
+#: Most steps of one chunk for learners stepped in Python (neither ``run`` nor a lane form): their
+#: chunks end often, so that progress inside a pair is told (chunking leaves the results unchanged).
+STEPPED_CHUNK_ROWS = 4096
+
 #: Bytes of one lane's chunk on the block path: small enough to stay in cache between the draw
 #: and the one pass that folds it into block sums.
 LANE_CHUNK_BYTES = 256 * 2**10

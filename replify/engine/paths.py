@@ -44,11 +44,14 @@ def _per_step(state: _Lanes, block_cls: type | None, budget: int) -> None:
                 )
                 sums[i], totals[i], state.acc[i] = s_i[0], tot_i[0], acc_i[0]
             _blocks(state, block_cls, ends, sums, totals, t0, t1)
+            state.played(t1 * lanes)
         return
     rows = max(1, budget // (lanes * n * 8))
     # Bandit learners that offer the lane-batched form play every lane at once, step by step.
     form = lane_form(state.learners)
     feed = None if form is None else LaneFeed(form, n)
+    if feed is None and _stepped(state):
+        rows = min(rows, limits.STEPPED_CHUNK_ROWS)
     # Their chunks are drawn into one buffer (nothing keeps a chunk: they see copies of costs);
     # learners stepped lane by lane get a fresh array, as one may keep what it was given.
     buf = None if feed is None else np.empty((lanes, min(rows, horizon), n))
@@ -58,8 +61,9 @@ def _per_step(state: _Lanes, block_cls: type | None, budget: int) -> None:
         if feed is not None:
             actions, paid = feed.play(costs, t0)
         else:
-            played = [_play(state, i, costs[i], t0) for i in range(lanes)]  # each learner gets its own copy
+            played = [_play_told(state, i, costs[i], t0) for i in range(lanes)]  # each learner gets its own copy
             actions, paid = np.stack([a for a, _ in played]), np.stack([p for _, p in played])
+        state.played(t1 * lanes)
         state.checkpoints_inside(t0, t1, state.paid, paid, state.cum, costs)
         state.set_cum(reduce_from(costs, state.cum, state.any_order), t1)  # in time order, as stepping adds
         state.account(actions, paid, np.ones(t1 - t0), np.arange(t0, t1))
@@ -169,6 +173,19 @@ def _play(state: _Lanes, i: int, costs: np.ndarray, t0: int) -> tuple[np.ndarray
         state.feeds[i] = BanditFeed(learner, state.n)
     sampler = state.samplers[i] if state.samplers else None
     return play_chunk(learner, costs, n=state.n, problem=state.problem, t0=t0, sampler=sampler, feed=state.feeds[i])
+
+
+def _stepped(state: _Lanes) -> bool:
+    """Whether the lanes' learners are stepped in Python, one act() and update() a step (no ``run``)."""
+    return not callable(getattr(state.learners[0], "run", None))
+
+
+def _play_told(state: _Lanes, i: int, costs: np.ndarray, t0: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_play` for lane ``i`` of a chunk the lanes play one after another (steps t0+1…), the
+    steps played so far then told to the progress reporter."""
+    out = _play(state, i, costs, t0)
+    state.played(t0 * len(state.learners) + (i + 1) * costs.shape[0])
+    return out
 
 
 def play_chunk(
@@ -326,6 +343,7 @@ def _play_lane(state: _Lanes, i: int, sums: bool, chunk_rows: int) -> tuple[np.n
             starts.append(t + change)
             acts.append(actions[change])
         t += int(steps)
+        state.played(i * horizon + t)  # the lanes run in order, each from step 0 to T
         if not np.isfinite(cum).all():  # the draws were refused at their step: an overflow is left
             raise CostError(f"the adversary's costs add up to a non-finite total by step {t}: they overflow double precision")
     state._full[i] = None  # a whole-sequence adversary's draw: this lane is done with it
@@ -343,6 +361,8 @@ def _pair_by_pair(state: _Lanes, sums: bool, budget: int) -> None:
     per-step count array below ``limits.MAX_SEGMENTS`` steps."""
     horizon = state.horizon
     rows = max(1, min(budget, limits.PAIR_CHUNK_BYTES) // (state.n * 8))
+    if _stepped(state):
+        rows = min(rows, limits.STEPPED_CHUNK_ROWS)
     if state.disagree is not None:
         state.disagree_steps = np.zeros(horizon + 1, dtype=np.int32)
     for p in range(len(state.learners) // 2):
@@ -403,6 +423,8 @@ def _contextual(state: _Lanes, budget: int) -> None:
     form = lane_form(state.learners)
     feed = None if form is None else (ContextLaneFeed(form, n) if contextual else LaneFeed(form, n))
     cfeeds = [ContextFeed(lr, n) for lr in state.learners] if contextual and feed is None else None
+    if feed is None and _stepped(state):
+        rows = min(rows, limits.STEPPED_CHUNK_ROWS)
     # Fixed contexts (a linear bandit): regret against the best fixed arm, as on every other path;
     # contexts that change: against the best policy.
     changing = varying_contexts(state.seq)
@@ -417,14 +439,17 @@ def _contextual(state: _Lanes, budget: int) -> None:
         if contextual and feed is not None:
             actions, policies = feed.play(contexts, costs, t0, True)
         elif contextual:
-            played = [cfeeds[i].play(contexts[i], costs[i], t0, True) for i in range(lanes)]
+            played = []
+            for i in range(lanes):  # lane by lane, each told to the progress reporter
+                played.append(cfeeds[i].play(contexts[i], costs[i], t0, True))
+                state.played(t0 * lanes + (i + 1) * (t1 - t0))
             actions = np.stack([a for a, _ in played])
             if all(p is not None for _, p in played):
                 policies = np.stack([p for _, p in played])
         elif feed is not None:
             actions, paid = feed.play(costs, t0)
         else:  # a mixed strategy pays its expected cost, as on the per-step path
-            played = [_play(state, i, costs[i], t0) for i in range(lanes)]
+            played = [_play_told(state, i, costs[i], t0) for i in range(lanes)]
             actions, paid = np.stack([a for a, _ in played]), np.stack([p for _, p in played])
         steps = np.arange(t1 - t0)
         if paid is None:
@@ -451,3 +476,4 @@ def _contextual(state: _Lanes, budget: int) -> None:
             same = (policies[0::2] == policies[1::2]).all(axis=-1)
         state.paid = accumulate(state.paid, paid)
         state.account_segments(actions, np.ones(t1 - t0), np.arange(t0, t1), expected=False, same=same)
+        state.played(t1 * lanes)

@@ -44,6 +44,7 @@ is exact, and so still identical, in any order.
 from __future__ import annotations
 
 import numbers
+import time
 import warnings
 from typing import Any, Callable, Sequence
 
@@ -148,6 +149,8 @@ def _simulate(
                        block=learners[0].block_size if block_cls is not None else None,
                        domain=getattr(learners[0], "domain", None) or domain,
                        reference=np.repeat([constant_expert(child(root, INTERNAL, k), n) for k in ids], 2))
+        if progress is not None:
+            state.on_steps = _StepProgress(progress, g0, len(ids), len(pair_ids))
         segmented = block_cls is None and not changing and _segment_learners(learners)
         cycles, why = (False, "") if block_cls is not None or segmented or changing else \
             cycle_learners(learners, seq, state.domain, horizon)
@@ -216,6 +219,23 @@ def _simulate(
             per_pair = 2 * 2 * -(-horizon // learners[0].block_size) * n * 8  # sums and totals of two lanes
             group = int(min(limits.MAX_GROUP_PAIRS, max(1, limits.WHOLE_SLICE_BYTES // per_pair)))
     return attrs.evolve(Outcomes.concatenate(parts), disagreement=disagree)
+
+
+class _StepProgress:
+    """Inside a group of pairs, ``progress(done, total)`` with ``done`` the pairs before the group
+    plus the group's share of steps played (a fraction of a pair's worth), at most every
+    ``limits.PROGRESS_SECONDS``: a learner stepped in Python shows how far it is, and so the time
+    left, long before its first pair ends."""
+
+    def __init__(self, progress: Callable[[float, int], None], before: int, size: int, total: int) -> None:
+        self.progress, self.before, self.size, self.total = progress, before, size, total
+        self.last = time.monotonic()
+
+    def __call__(self, fraction: float) -> None:
+        now = time.monotonic()
+        if now - self.last >= limits.PROGRESS_SECONDS and fraction < 1.0:
+            self.last = now
+            self.progress(self.before + self.size * fraction, self.total)
 
 
 def constant_expert(pair_seed: np.random.SeedSequence, n: int) -> int:

@@ -80,7 +80,10 @@ def evaluate(
     ``n_jobs`` workers). Results are identical whatever ``n_jobs`` and the backend.
     ``progress`` (default ``None``: a tqdm bar on stderr, with the time left, when stderr is a
     terminal and the run lasts more than a couple of seconds) draws the bar always with ``True``,
-    never with ``False``; a callable ``progress(done, total)`` is called as pairs finish.
+    never with ``False``; a callable ``progress(done, total)`` is called as pairs finish, and in
+    between (at most once a second, on one worker) with ``done`` the pairs finished plus the
+    share of steps played by the pairs under way: a fraction, so that a slow learner shows how
+    far it is before its first pair ends.
 
     ``sequential=True`` with ``target=ρ`` runs the pairs in batches (``pairs`` is then the budget)
     and stops as soon as the anytime-valid beta-binomial confidence sequence of
