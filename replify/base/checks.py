@@ -260,6 +260,17 @@ class CostDomain:
         )
 
 
+def check_path(name: str, value: Any) -> Path:
+    """A file path a user gave (a ``str`` or ``os.PathLike``) as a :class:`~pathlib.Path`, refusing
+    one with a NUL byte, which no file system accepts (Python's own error is "embedded null byte")."""
+    if not isinstance(value, (str, os.PathLike)):
+        raise InvalidArgumentError(f"{name} must be a file path (a str or pathlib.Path), got {value!r} ({type(value).__name__})")
+    text = os.fspath(value)
+    if "\x00" in (text if isinstance(text, str) else text.decode("latin-1")):
+        raise InvalidArgumentError(f"{name} must be a file path without NUL bytes (no file system accepts one), got {text!r}")
+    return Path(os.fsdecode(text))
+
+
 def check_output_path(path: Any, *, what: str, suffixes: tuple[str, ...] | None = None,
                       inputs: Sequence[Any] = (), ours: Callable[[Path], bool] | None = None,
                       kind: str = "file") -> Path:
@@ -270,7 +281,7 @@ def check_output_path(path: Any, *, what: str, suffixes: tuple[str, ...] | None 
     writes to standard output where the command offers it) that is none of ``inputs`` (the
     learner's and adversary's files, data, configs: links and second names resolved) and, when
     ``ours`` is given, one that ``ours`` recognises as replify's own ``kind`` of file."""
-    p = Path(path)
+    p = check_path(what, path)
     if suffixes is not None and p.suffix.lower() not in suffixes:
         raise OutputPathError(
             f"{what} must end in {', '.join(suffixes[:-1])} or {suffixes[-1]}; got {str(p)!r}"

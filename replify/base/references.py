@@ -29,6 +29,9 @@ def load_reference(text: str, *, argument: str) -> Any:
     folder put on ``sys.path`` (so that worker processes import it too), unless another module
     already has that name, in which case it gets a name of its own."""
     where, _, name = text.rpartition(":")
+    if "\x00" in text:  # no file system or module name holds one (Python's own error: "embedded null byte")
+        raise InvalidArgumentError(f"{argument} {text!r}: expected 'package.module:Name' or 'path/to/file.py:Name' "
+                                   "without NUL bytes")
     if not where or not name:
         raise InvalidArgumentError(
             f"{argument} {text!r}: expected 'package.module:Name' or 'path/to/file.py:Name'"

@@ -15,7 +15,7 @@ from typing import Any, Sequence
 import numpy as np
 
 import replify
-from replify.base.checks import check_step_size
+from replify.base.checks import check_path, check_step_size
 from replify.cli.outputs import check_outputs, input_files, write_json
 from replify.cli.text import report_table
 from replify.components.bandits import reference_learners
@@ -205,11 +205,19 @@ def cmd_stress(args: argparse.Namespace) -> int:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    path = Path(args.config)
+    path = check_path("the config file", args.config)
     if not path.is_file():
-        raise ReplifyError(f"config file {str(path)!r} not found")
+        raise ReplifyError(f"config file {str(path)!r} {'is a folder' if path.is_dir() else 'not found'}; expected a TOML file")
+    data = path.read_bytes()
+    try:  # TOML is UTF-8; a byte-order mark (some editors write one) is read past
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ReplifyError(
+            f"config file {str(path)!r} is not UTF-8 text (byte {data[exc.start:exc.start + 1]!r} at offset {exc.start}); "
+            "expected a TOML file, which is UTF-8 (examples/sweep.toml is one)"
+        ) from None
     try:
-        config = tomllib.loads(path.read_text())
+        config = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ReplifyError(f"config file {str(path)!r} is not valid TOML: {exc}") from None
     known = {"learners", "adversaries", "horizons", "ns", "rhos", "block_multipliers", "pairs", "seed", "output",

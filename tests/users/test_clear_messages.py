@@ -202,3 +202,114 @@ def test_an_adversary_that_shows_contexts_without_d_is_told_to_declare_it():
     with pytest.raises(InvalidArgumentError, match="the adversary Missing shows contexts, so it must declare d"):
         replify.evaluate("ucb1", Missing, n=3, horizon=20, pairs=2, seed=0)
     assert replify.evaluate("ucb1", Shown, n=3, horizon=20, pairs=2, seed=0).pairs == 2  # d = 2 runs
+
+
+# -- files a user hands replify ----------------------------------------------------------------------
+
+
+def _load(path, n=2, horizon=3):
+    from replify.components.userdata import load_cost_matrix
+
+    return load_cost_matrix(path=path, n=n, horizon=horizon)
+
+
+def test_a_pickled_npy_is_refused_saying_why_and_what_to_save(tmp_path):
+    path = tmp_path / "costs.npy"
+    np.save(path, np.array([[{"a": 1}] * 2] * 3, dtype=object), allow_pickle=True)
+    with pytest.raises(InvalidArgumentError, match=r"holds an array of Python objects \(saved with allow_pickle\).*"
+                                                   r"np\.save\(path, np\.asarray\(costs, dtype=float\)\)"):
+        _load(path)
+
+
+@pytest.mark.parametrize("damage, words", [
+    (lambda good: good[:-10], r"damaged \.npy file: its header declares an array of shape \(3, 2\).*cut short"),
+    (lambda good: good[:20], r"damaged \.npy file: its header cannot be read"),
+    (lambda good: good[:10] + b"{garbage" + good[18:], r"damaged \.npy file: its header cannot be read"),
+    (lambda good: good.replace(b"'shape': (3, 2)", b"'shape': (9**9, 2)"), r"damaged \.npy file"),  # not a literal
+    (lambda good: b"hello, world", r"is not a \.npy file: it does not begin as every file np\.save writes"),
+    (lambda good: b"", r"is not a \.npy file"),
+])
+def test_a_damaged_or_foreign_npy_is_refused_as_such(tmp_path, damage, words):
+    good = tmp_path / "good.npy"
+    np.save(good, np.arange(6.0).reshape(3, 2))
+    bad = tmp_path / "bad.npy"
+    bad.write_bytes(damage(good.read_bytes()))
+    with pytest.raises(InvalidArgumentError, match=words):
+        _load(bad)
+    assert _load(good).tolist() == [[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]]
+
+
+def test_a_damaged_header_declaring_a_huge_shape_is_refused_not_allocated(tmp_path):
+    good = tmp_path / "good.npy"
+    np.save(good, np.arange(6.0).reshape(3, 2))
+    data = good.read_bytes()
+    header = data[10:].split(b"\n", 1)[0]
+    huge = header.replace(b"(3, 2)", b"(1000000000000, 2)")
+    bad = tmp_path / "bad.npy"
+    bad.write_bytes(data[:10] + huge[: len(header)].ljust(len(header)) + data[10 + len(header):])
+    with pytest.raises(InvalidArgumentError, match=r"declares an array of shape \(1000000000000, 2\)"):
+        _load(bad)
+
+
+def test_a_csv_with_a_byte_order_mark_is_read_as_the_numbers_it_holds(tmp_path):
+    path = tmp_path / "costs.csv"
+    path.write_text("0.1,0.2\n0.3,0.4\n0.5,0.6\n", encoding="utf-8-sig")  # as Excel saves "CSV UTF-8"
+    assert path.read_bytes().startswith(b"\xef\xbb\xbf")
+    assert _load(path).tolist() == [[0.1, 0.2], [0.3, 0.4], [0.5, 0.6]]
+
+
+def test_a_csv_that_is_not_utf8_is_refused_naming_the_byte(tmp_path):
+    path = tmp_path / "costs.csv"
+    path.write_bytes(b"0.1,0.2\n\xff\xfe,0.4\n0.5,0.6\n")
+    with pytest.raises(InvalidArgumentError, match=r"is not UTF-8 text \(byte b'\\xff' at offset 8\)"):
+        _load(path)
+
+
+def test_a_nul_byte_in_a_path_is_refused_by_replify_not_python(tmp_path):
+    with pytest.raises(InvalidArgumentError, match=r"path must be a file path without NUL bytes .*got 'a\\x00b\.npy'"):
+        _load("a\x00b.npy")
+    with pytest.raises(InvalidArgumentError, match=r"point-mass: path must be a file path without NUL bytes"):
+        replify.evaluate("hedge", "point-mass", n=2, horizon=3, pairs=2, seed=0,
+                         adversary_params={"path": "a\x00b.npy"})
+    for argument, call in (
+        ("learner", lambda: replify.evaluate("x\x00.py:Foo", "iid-bernoulli", n=2, horizon=3, pairs=2, seed=0)),
+        ("adversary", lambda: replify.evaluate("hedge", "x\x00.py:Foo", n=2, horizon=3, pairs=2, seed=0)),
+    ):
+        with pytest.raises(InvalidArgumentError, match=rf"{argument} 'x\\x00\.py:Foo': .*without NUL bytes"):
+            call()
+    with pytest.raises(InvalidArgumentError, match="path must be a file path without NUL bytes"):
+        replify.sweep(learners=["hedge"], adversaries=["iid-bernoulli"], horizons=[3], ns=[2], pairs=2, seed=0,
+                      path=str(tmp_path / "a\x00b.jsonl"))
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["sweep", "a\x00b.toml"], "the config file must be a file path without NUL bytes"),
+    (["run", "x\x00.py:Foo", "-n", "2", "-T", "5"], "NAME 'x\\x00.py:Foo': expected"),
+    (["run", "hedge", "-n", "2", "-T", "5", "--json", "a\x00b.json"], "--json must be a file path without NUL bytes"),
+])
+def test_the_command_line_refuses_a_nul_byte_in_a_path_in_one_line(argv, words, capsys):
+    from replify.cli import main
+
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("replify: error: ") and words in err and "Traceback" not in err
+
+
+def test_a_sweep_config_that_is_not_utf8_is_refused_naming_the_byte(tmp_path, capsys):
+    from replify.cli import main
+
+    config = tmp_path / "sweep.toml"
+    config.write_bytes(b'learners = ["hedge"]\n# caf\xe9\n')  # Latin-1, not UTF-8
+    assert main(["sweep", str(config)]) == 2
+    err = capsys.readouterr().err
+    assert "is not UTF-8 text (byte b'\\xe9' at offset 26)" in err and "Traceback" not in err
+
+
+def test_a_sweep_config_with_a_byte_order_mark_is_read(tmp_path, capsys):
+    from replify.cli import main
+
+    config = tmp_path / "sweep.toml"
+    config.write_text('learners = ["hedge"]\nadversaries = ["iid-bernoulli"]\nhorizons = [3]\nns = [2]\npairs = 2\n'
+                      "seed = 0\n", encoding="utf-8-sig")
+    assert main(["sweep", str(config), "--quiet"]) == 0
+    assert "1 computed" in capsys.readouterr().out
