@@ -97,10 +97,19 @@ class LinearCosts(ChunkedSequence):
                 return np.concatenate([np.ones((pieces, 1)), _sphere(rng, (pieces,), d - 1)], axis=1)
             return _sphere(rng, (pieces,), d)
         t = as_float_array("theta", theta)
-        t = t[None] if t.ndim == 1 else t
-        if t.ndim != 2 or t.shape[1] != d or (pieces > 1 and t.shape[0] != pieces) or not np.isfinite(t).all():
-            raise InvalidArgumentError(f"theta must be finite, of shape ({d},) or ({pieces}, {d}) (one per piece); got "
-                                       f"shape {np.shape(theta)}")
+        # one piece: theta (d,) or (1, d); pieces > 1: one theta per piece, (pieces, d) — never fewer
+        # or more rows than pieces, which would play another number of pieces than asked for
+        allowed = f"({d},) or (1, {d})" if pieces == 1 else f"({pieces}, {d}), one theta per piece"
+        if t.ndim == 2 and t.shape[1] == d and t.shape[0] != pieces:
+            raise InvalidArgumentError(
+                f"theta has {t.shape[0]} rows (one theta per piece) but pieces={pieces}; expected shape {allowed}: give "
+                f"pieces={t.shape[0]} to play {t.shape[0]} pieces" + (", or one theta" if pieces == 1 else ""))
+        t = t[None] if t.ndim == 1 and pieces == 1 else t
+        if t.ndim != 2 or t.shape[1] != d or t.shape[0] != pieces:
+            raise InvalidArgumentError(f"theta must be of shape {allowed} (d={d}, pieces={pieces}); got shape "
+                                       f"{np.shape(theta)}")
+        if not np.isfinite(t).all():
+            raise InvalidArgumentError(f"theta must be finite; got {t[~np.isfinite(t)][0]} in {t.tolist()}")
         return t.copy()
 
     def _arms(self, arms: Any, rng: np.random.Generator) -> np.ndarray:

@@ -55,7 +55,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-from typing import Any
+from typing import Any, Mapping
 
 import attrs
 import numpy as np
@@ -175,7 +175,8 @@ def best_schedule(horizon: int, n: int, rho: float, decisions: tuple[int, ...] |
 
 
 def check_decisions(decisions: Any, horizon: int) -> tuple[int, ...]:
-    if isinstance(decisions, (str, bytes)) or not hasattr(decisions, "__iter__"):
+    # a dict or a set iterates too, but over keys or in no order: a sequence of steps is asked for
+    if isinstance(decisions, (str, bytes, Mapping, set, frozenset)) or not hasattr(decisions, "__iter__"):
         raise InvalidArgumentError(f"decisions must be a sequence of steps (integers in [1, {horizon - 1}]); "
                                    f"got {type(decisions).__name__} {decisions!r}")
     steps = tuple(check_int("decisions", d, minimum=1) for d in decisions)

@@ -403,8 +403,11 @@ def _draw_contexts(state: _Lanes, t0: int, t1: int) -> tuple[np.ndarray, np.ndar
             raise CostError(f"{source} returned contexts or means that are not finite")
         if fixed is None:
             contexts[i] = x
+        else:  # the contexts it declares are the ones shown: they must be the ones it draws
+            state.check_fixed(x, t0)
         costs[i], means[i] = c, m
     state.check_rows(costs, t0)
+    state.check_means(costs, means, t0)  # regret is measured against the means: they must be the costs' own
     return contexts, costs, means
 
 

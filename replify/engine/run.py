@@ -84,12 +84,43 @@ def simulate(
     group of pairs. ``domain`` is the cost domain the learner declares (block learners carry
     their own): every drawn chunk is checked against it (chunk extrema, and row ℓ1 norms for
     ℓ1 domains), and on the block-sum path every block sum against what such costs can sum to."""
+    before = _global_state()
     with warnings.catch_warnings():
         # Every pair builds the same learner: a warning its parameters cause was shown once, by
         # the caller (evaluate builds one learner first); here it would repeat twice per pair.
         warnings.simplefilter("ignore", ReplifyWarning)
-        return _simulate(build, seq, n=n, horizon=horizon, root=root, pair_ids=pair_ids, fast_path=fast_path,
-                         action_set=action_set, budget=budget, progress=progress, domain=domain)
+        out = _simulate(build, seq, n=n, horizon=horizon, root=root, pair_ids=pair_ids, fast_path=fast_path,
+                        action_set=action_set, budget=budget, progress=progress, domain=domain)
+    if _global_state() != before:
+        _refuse_global_draws(seq, horizon)
+    return out
+
+
+def _global_state() -> tuple[int, int, bytes]:
+    """Where numpy's global random state stands (its position and key), to see whether anything drew
+    from it: every draw the engine asks for comes from the generators it hands out."""
+    state = np.random.get_state(legacy=False)["state"]
+    key = np.asarray(state["key"])
+    return int(state["pos"]), int(key[0]), key.tobytes()
+
+
+def _refuse_global_draws(seq: Any, horizon: int) -> None:
+    """numpy's global random state moved during the run: its pairs are not independent draws of one
+    law and cannot be reproduced from the seed. Say who drew from it (a small draw of the adversary
+    alone: if it does not move the state, the learner did) and refuse the results."""
+    rng = np.random.default_rng(0)
+    before = _global_state()
+    stop = min(horizon, 2)
+    for method, args in (("sample_contexts", (rng, 0, stop)), ("sample_chunk", (rng, 0, stop)), ("sample", (rng,))):
+        if callable(getattr(seq, method, None)):
+            getattr(seq, method)(*args)
+            break
+    who = (f"the adversary ({type(seq).__name__})" if _global_state() != before
+           else "the learner (or code it calls)")
+    raise InvalidArgumentError(
+        f"{who} drew from numpy's global random state (np.random.random, np.random.seed, ...) during the run instead of "
+        "only from the rng it is handed: its pairs would not be independent draws of one law, and the run could not be "
+        "reproduced from its seed; draw every random number from the generator replify hands it")
 
 
 def _simulate(

@@ -277,19 +277,27 @@ def _iid_checked(params: Mapping[str, Any] | None, seq: Any, spec: Any, horizon:
 
 def _noise_checked(params: Mapping[str, Any] | None, seq: Any) -> Mapping[str, Any] | None:
     """A certificate that assumes σ-sub-Gaussian noise (``sigma`` among the learner's parameters:
-    ``rep-linear-elimination``) holds only if the adversary's noise is no larger: an adversary that
-    declares its own (``noise_scale``: linear-gaussian's σ, 1/2 for 0/1 costs) and exceeds the
-    learner's ``sigma`` voids the certificate, and the report says so."""
-    noise = getattr(seq, "noise_scale", None)
-    if not params or not params.get("certified") or params.get("sigma") is None or noise is None:
+    ``rep-linear-elimination``) holds only if the adversary's noise is no larger. The adversary's
+    scale is the ``noise_scale`` it declares (linear-gaussian's σ, 1/2 for 0/1 costs), else the one
+    its declared ``cost_bounds`` (low, high) imply — a cost in a range of width r is
+    r/2-sub-Gaussian about its mean (Hoeffding's lemma) —, else unknown: a scale above the
+    learner's ``sigma``, or none at all, voids the certificate, and the report says so."""
+    if not params or not params.get("certified") or params.get("sigma") is None:
         return params
-    if float(params["sigma"]) >= float(noise):
+    noise, source = getattr(seq, "noise_scale", None), "declares noise_scale"
+    bounds = getattr(seq, "cost_bounds", None)
+    if noise is None and bounds is not None and math.isfinite(float(bounds[1]) - float(bounds[0])):
+        noise, source = (float(bounds[1]) - float(bounds[0])) / 2.0, f"declares cost_bounds {tuple(bounds)}, so noise up to"
+    if noise is not None and float(params["sigma"]) >= float(noise):
         return params
-    warnings.warn(f"the learner's certificate assumes noise of scale sigma={params['sigma']:g}, but the adversary "
-                  f"declares noise_scale={float(noise):g}: rho is measured, not certified", ReplifyWarning, stacklevel=4)
+    sigma = float(params["sigma"])
+    said = (f"{type(seq).__name__} declares neither noise_scale nor finite cost_bounds, so its noise could be of any "
+            "scale" if noise is None else f"{type(seq).__name__} {source} {float(noise):g}")
+    warnings.warn(f"the learner's certificate assumes noise of scale sigma={sigma:g}, but {said}: rho is measured, not "
+                  "certified (declare the adversary's noise_scale or cost_bounds where they are known)", ReplifyWarning,
+                  stacklevel=4)
     return {**params, "certified": False,
-            "certificate_note": f"void: it assumes noise of scale sigma={params['sigma']:g}, the adversary's is "
-                                f"{float(noise):g}"}
+            "certificate_note": f"void: it assumes noise of scale sigma={sigma:g}; {said}"}
 
 
 def _check_sequence(seq: Any, *, n: int, horizon: int, label: str) -> None:

@@ -3,6 +3,7 @@ learner's lane form, batches and cycles that break their protocol, contexts writ
 that are not numbers, adversaries that draw from numpy's global state, declare fixed contexts they
 do not show, or show means their costs contradict."""
 
+import re
 import warnings
 
 import numpy as np
@@ -230,3 +231,53 @@ def test_means_that_contradict_the_costs_are_refused():
             replify.evaluate(Greedy, "linear-gaussian", n=3, horizon=2000, pairs=4, seed=1, progress=False,
                              adversary_params=params)
         replify.evaluate(Greedy, "classification-bandit", n=3, horizon=2000, pairs=4, seed=1, progress=False)
+
+
+class FourCoins(ChunkedSequence):
+    """A user's linear bandit with costs in {0, 4}: fixed features, each cost 4·Bernoulli(1/2)
+    (noise of scale 2 about the mean), declaring its noise only as ``declare`` says."""
+
+    d, iid = 2, True
+
+    def __init__(self, *, n, horizon, rng, declare=None):
+        self.n, self.horizon = n, horizon
+        self.fixed_contexts = np.eye(n, 2)
+        if declare == "bounds":
+            self.cost_bounds = (0.0, 4.0)
+        elif declare == "noise":
+            self.noise_scale = 2.0
+
+    def sample_contexts(self, rng, start, stop):
+        costs = 4.0 * (rng.random((stop - start, self.n)) < 0.5)
+        return np.broadcast_to(self.fixed_contexts, (stop - start, self.n, 2)), costs, np.full_like(costs, 2.0)
+
+    def sample_chunk(self, rng, start, stop):
+        return self.sample_contexts(rng, start, stop)[1]
+
+
+@pytest.mark.parametrize("declare, said", [(None, "declares neither noise_scale nor finite cost_bounds"),
+                                           ("bounds", r"declares cost_bounds \(0.0, 4.0\), so noise up to 2"),
+                                           ("noise", "declares noise_scale 2")])
+def test_a_sub_gaussian_certificate_is_void_where_the_noise_is_unknown_or_larger(declare, said):
+    with pytest.warns(replify.errors.ReplifyWarning, match="measured, not certified"):
+        report = replify.evaluate("rep-linear-elimination", FourCoins, n=3, horizon=2000, pairs=2, seed=0, rho=0.1,
+                                  sigma=0.5, progress=False, adversary_params={"declare": declare}, fast_path=False)
+    assert report.certified is False and report.claim == "measured"
+    assert re.search(said, report.params["certificate_note"])
+
+
+def test_theta_rows_must_be_the_pieces_asked_for():
+    # three rows with pieces=1 played three pieces; linear-switching listed (5,) as allowed and refused it
+    with pytest.raises(InvalidArgumentError, match=r"theta has 3 rows .* but pieces=1; .* give pieces=3"):
+        replify.make_adversary("linear-gaussian", n=3, horizon=100, seed=0, d=2, theta=np.ones((3, 2)))
+    with pytest.raises(InvalidArgumentError, match=r"theta must be of shape \(4, 5\), one theta per piece .* got shape "
+                                                   r"\(5,\)"):
+        replify.make_adversary("linear-switching", n=3, horizon=100, seed=0, d=5, theta=np.ones(5))
+    three = replify.make_adversary("linear-gaussian", n=3, horizon=90, seed=0, d=2, theta=np.eye(3, 2), pieces=3)
+    assert three.theta.shape == (3, 2)
+
+
+def test_a_schedule_of_decisions_must_be_a_sequence_not_a_mapping():
+    with pytest.raises(InvalidArgumentError, match=r"decisions must be a sequence of steps .* got dict \{1: 2\}"):
+        replify.evaluate("perturbed-commit", "iid-bernoulli", n=3, horizon=100, pairs=2, seed=0, rho=0.1,
+                         decisions={1: 2}, progress=False)
