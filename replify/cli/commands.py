@@ -243,6 +243,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
                    output_option=("--output" if args.output else "the config's output" if config.get("output")
                                   else "the results file (CONFIG.jsonl)"),
                    plot_option="--plot" if args.plot or not config.get("plot") else "the config's plot")
+    _say_outside_files(path, references)
     result = replify.sweep(
         learners=config["learners"], adversaries=config["adversaries"], horizons=config["horizons"], ns=config["ns"],
         rhos=config.get("rhos", [None]), block_multipliers=config.get("block_multipliers", [1.0]),
@@ -300,6 +301,26 @@ def _beside(config: Path, item: Any) -> Any:
     if where.endswith(".py") and not Path(where).is_absolute() and (config.parent / where).is_file():
         return f"{config.parent / where}:{name}"
     return item
+
+
+def _say_outside_files(config: Path, references: Sequence[Any]) -> None:
+    """A config's ``"file.py:Name"`` references to files outside its own folder, named on stderr
+    before any is imported: importing a file runs its code, and a config handed on (or copied from
+    elsewhere) should not run code from elsewhere without a word."""
+    home = config.resolve().parent
+    outside: dict[Path, str] = {}  # each file once, as first written
+    for ref in references:
+        if not is_reference(ref):
+            continue
+        where = ref.rpartition(":")[0]
+        if not where.endswith(".py"):
+            continue  # a module reference: imported as any installed package is
+        file = Path(where).resolve()
+        if not file.is_relative_to(home):
+            outside.setdefault(file, f"{where} ({file})" if str(file) != where else where)
+    if outside:
+        print(f"replify sweep: {config.name} imports {len(outside)} file{'s' if len(outside) > 1 else ''} from outside "
+              f"its folder {home}, which runs their code: {', '.join(outside.values())}", file=sys.stderr)
 
 
 def _bar(args: argparse.Namespace) -> bool | None:

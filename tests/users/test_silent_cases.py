@@ -281,3 +281,26 @@ def test_a_schedule_of_decisions_must_be_a_sequence_not_a_mapping():
     with pytest.raises(InvalidArgumentError, match=r"decisions must be a sequence of steps .* got dict \{1: 2\}"):
         replify.evaluate("perturbed-commit", "iid-bernoulli", n=3, horizon=100, pairs=2, seed=0, rho=0.1,
                          decisions={1: 2}, progress=False)
+
+
+def test_a_sweep_config_says_which_files_from_outside_its_folder_it_will_import(tmp_path, capsys, monkeypatch):
+    from replify.cli import main
+
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "cfg").mkdir()
+    learner = ("import sys\nprint('IMPORTED', file=sys.stderr)\n"
+               "class L:\n    def __init__(self, *, n, horizon, rng):\n        self.n = n\n"
+               "    def act(self):\n        return 0\n    def update(self, cost):\n        pass\n")
+    (tmp_path / "outside" / "x.py").write_text(learner)
+    (tmp_path / "cfg" / "mine.py").write_text(learner.replace("class L", "class M"))
+    absolute = tmp_path / "outside" / "y.py"
+    absolute.write_text(learner)
+    config = tmp_path / "cfg" / "sweep.toml"
+    config.write_text(f'learners = ["../outside/x.py:L", "{absolute}:L", "mine.py:M"]\nadversaries = ["iid-bernoulli"]\n'
+                      'horizons = [50]\nns = [2]\npairs = 2\nseed = 0\n')
+    monkeypatch.chdir(tmp_path / "cfg")
+    assert main(["sweep", str(config), "--quiet", "--output", str(tmp_path / "out.jsonl")]) == 0
+    err = capsys.readouterr().err
+    said = err.index("imports 2 files from outside its folder")
+    assert "../outside/x.py" in err[said:] and str(absolute) in err[said:] and "mine.py" not in err[said:err.index("\n", said)]
+    assert said < err.index("IMPORTED")  # said before the first import runs the file's code
