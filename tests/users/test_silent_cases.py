@@ -294,9 +294,9 @@ def test_a_sweep_config_says_which_files_from_outside_its_folder_it_will_import(
     (tmp_path / "outside" / "x.py").write_text(learner)
     (tmp_path / "cfg" / "mine.py").write_text(learner.replace("class L", "class M"))
     absolute = tmp_path / "outside" / "y.py"
-    absolute.write_text(learner)
+    absolute.write_text(learner.replace("class L", "class K"))
     config = tmp_path / "cfg" / "sweep.toml"
-    config.write_text(f'learners = ["../outside/x.py:L", "{absolute}:L", "mine.py:M"]\nadversaries = ["iid-bernoulli"]\n'
+    config.write_text(f'learners = ["../outside/x.py:L", "{absolute}:K", "mine.py:M"]\nadversaries = ["iid-bernoulli"]\n'
                       'horizons = [50]\nns = [2]\npairs = 2\nseed = 0\n')
     monkeypatch.chdir(tmp_path / "cfg")
     assert main(["sweep", str(config), "--quiet", "--output", str(tmp_path / "out.jsonl")]) == 0
