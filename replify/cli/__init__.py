@@ -24,7 +24,7 @@ from replify._version import __version__
 from replify.cli.commands import (
     SPREAD, cmd_calibrate, cmd_demo, cmd_list, cmd_run, cmd_stress, cmd_sweep,
 )
-from replify.cli.outputs import STDOUT
+from replify.cli.outputs import STDOUT, only_the_starter, output_options, started
 from replify.cli.text import one_line
 from replify.errors import ReplifyError, ReplifyWarning
 
@@ -158,27 +158,34 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    started()  # this process runs the command: one a user's code forks from it writes nothing (outputs.only_the_starter)
     args = parser().parse_args(argv)
-    # --json -: the document alone on standard output, everything else printed on standard error
     args.stdout = sys.stdout
-    to_stderr = (contextlib.redirect_stdout(sys.stderr) if getattr(args, "json", None) == STDOUT
-                 else contextlib.nullcontext())
     try:
+        output_options(args)  # '' and 'folder/' refused before any work; --json /dev/stdout is --json -
+        # --json -: the document alone on standard output, everything else printed on standard error
+        to_stderr = (contextlib.redirect_stdout(sys.stderr) if getattr(args, "json", None) == STDOUT
+                     else contextlib.nullcontext())
         with warnings.catch_warnings(), to_stderr:
             warnings.simplefilter("default", ReplifyWarning)  # each warning once
             warnings.showwarning = lambda message, category, *a, **k: print(  # one line, no source echo
                 f"replify: warning: {message}", file=sys.stderr
             )
-            return args.func(args)
+            code = args.func(args)
+        only_the_starter("exiting")
+        return code
     except BrokenPipeError:  # the reader went away (``replify list | head``): nothing to say
+        only_the_starter("exiting")
         sys.stderr.close()
         return 0
     except KeyboardInterrupt as exc:  # Ctrl-C, or a user's file interrupted as it was imported (the message says which)
+        only_the_starter("reporting the interruption")
         print("replify: interrupted" + (f": {exc}" if str(exc) else ""), file=sys.stderr)
         return 130
     except (ReplifyError, OSError) as exc:
         # Only replify's own errors (and the system's: a full disk, a missing file) become one line;
         # anything else is a bug somewhere and keeps its traceback.
+        only_the_starter("reporting its error")
         if args.traceback:
             raise
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc

@@ -125,6 +125,67 @@ def _strings(value: Any) -> Iterator[str]:
             yield from _strings(v)
 
 
+#: The standard streams under the names a shell gives them: ``--json /dev/stdout`` is ``--json -``.
+_STANDARD_OUTPUT = ("/dev/stdout", "/dev/fd/1", "/proc/self/fd/1")
+_STANDARD_ERROR = ("/dev/stderr", "/dev/fd/2", "/proc/self/fd/2")
+
+
+def output_options(args: argparse.Namespace) -> None:
+    """The output options as typed (``--json``, ``--plot``, ``--output``), checked before anything
+    runs: an empty path is refused (it would write nothing, silently), as is a path ending in a
+    separator (a folder: replify writes files); ``--json /dev/stdout`` is ``--json -`` (the document
+    on standard output, the summary on standard error), and standard error is refused for it."""
+    for option in ("json", "plot", "output"):
+        value = getattr(args, option, None)
+        if value is None:
+            continue
+        flag = f"--{option}"
+        what = "a file path, or - for standard output" if option == "json" else "a file path"
+        if value == "":
+            raise OutputPathError(f"{flag} needs {what}; got an empty string")
+        if option == "json" and value == STDOUT:
+            continue
+        if value.endswith(tuple(sep for sep in (os.sep, os.altsep) if sep)):
+            raise OutputPathError(
+                f"{flag} {value!r} ends in a path separator, so it names a folder; expected {what} "
+                f"(such as {value.rstrip(os.sep + (os.altsep or '')) or '.'}{os.sep}"
+                f"{ {'json': 'report.json', 'plot': 'figure.png', 'output': 'results.jsonl'}[option]})"
+            )
+        if option == "json" and value in _STANDARD_OUTPUT:
+            args.json = STDOUT
+        elif option == "json" and value in _STANDARD_ERROR:
+            raise OutputPathError(
+                f"--json {value!r} is standard error; expected {what}: --json - writes the document to standard output "
+                "and the summary to standard error"
+            )
+
+
+#: The process that runs the command (:func:`started`): a process forked from it by a user's code
+#: that goes on running the command must not write its output too.
+_STARTED: list[int] = []
+
+
+def started() -> None:
+    """Record this process as the one that runs the command (``main`` calls it first)."""
+    _STARTED[:] = [os.getpid()]
+
+
+def only_the_starter(doing: str) -> None:
+    """Called before the command writes its output or its error, and before it exits: in a process
+    that a learner's or adversary's code forked (``os.fork()``, at import or as it ran) and that went
+    on running replify's command, say so in one line and end that process at once (``os._exit``: no
+    output of its own, none of the buffers it inherited flushed, no exit handlers), so that only the
+    process that started writes the output."""
+    if _STARTED and os.getpid() != _STARTED[0]:
+        line = (f"replify: error: process {os.getpid()} was forked from replify's process {_STARTED[0]} by the learner's "
+                f"or adversary's code (os.fork) and went on running the command; it stops here, without {doing}: only "
+                "the process that started writes the output (a child a learner forks must end itself, with os._exit)\n")
+        try:
+            os.write(2, line.encode("utf-8", "replace"))
+        finally:
+            os._exit(2)
+
+
 def check_outputs(args: argparse.Namespace, plot: Any = None, output: Any = None, *, inputs: Iterable[Path] = (),
                   output_option: str = "--output", plot_option: str = "--plot", config: Any = None) -> None:
     """Every output path of a command checked before any work (module docstring): a long run
@@ -161,6 +222,7 @@ def write_json(args: argparse.Namespace, document: Mapping[str, Any]) -> None:
     """``document`` as JSON at ``--json`` (written whole, or not at all), or on standard output for
     ``--json -``. A document other than a report (which names replify in its provenance) carries
     ``replify_version``, so that a later run recognises the file as replify's to replace."""
+    only_the_starter("writing its output")
     if not args.json:
         return
     if "provenance" not in document:
@@ -174,4 +236,5 @@ def write_json(args: argparse.Namespace, document: Mapping[str, Any]) -> None:
         atomic_write(args.json, text, what="--json")
 
 
-__all__ = ["STDOUT", "check_outputs", "input_files", "is_replify_figure", "is_replify_json", "write_json"]
+__all__ = ["STDOUT", "check_outputs", "input_files", "is_replify_figure", "is_replify_json", "only_the_starter",
+           "output_options", "started", "write_json"]

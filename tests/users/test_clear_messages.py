@@ -313,3 +313,83 @@ def test_a_sweep_config_with_a_byte_order_mark_is_read(tmp_path, capsys):
                       "seed = 0\n", encoding="utf-8-sig")
     assert main(["sweep", str(config), "--quiet"]) == 0
     assert "1 computed" in capsys.readouterr().out
+
+
+# -- the command line's --json -----------------------------------------------------------------------
+
+RUN = ["run", "hedge", "-n", "2", "-T", "10", "--pairs", "2", "--quiet", "--no-references"]
+
+
+@pytest.mark.parametrize("value, words", [
+    ("", "--json needs a file path, or - for standard output; got an empty string"),
+    ("newdir/", "--json 'newdir/' ends in a path separator, so it names a folder; expected a file path"),
+    ("x.json/", "--json 'x.json/' ends in a path separator"),
+    ("/dev/stderr", "--json '/dev/stderr' is standard error; expected a file path, or - for standard output"),
+])
+def test_json_paths_that_name_no_file_are_refused_with_exit_status_2(value, words, tmp_path, monkeypatch, capsys):
+    from replify.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    assert main([*RUN, "--json", value]) == 2
+    assert capsys.readouterr().err.startswith(f"replify: error: {words}")
+    assert list(tmp_path.iterdir()) == []  # nothing written, no folder made
+
+
+@pytest.mark.parametrize("option, value", [("--plot", ""), ("--plot", "fig.png/")])
+def test_plot_paths_that_name_no_file_are_refused(option, value, tmp_path, monkeypatch, capsys):
+    pytest.importorskip("matplotlib")
+    from replify.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    assert main([*RUN, option, value]) == 2
+    assert f"replify: error: {option}" in capsys.readouterr().err and list(tmp_path.iterdir()) == []
+
+
+def test_json_to_dev_stdout_is_json_to_standard_output(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    out = tmp_path / "out.txt"
+    with open(out, "wb") as fh:  # --json /dev/stdout > file: /dev/stdout is that file
+        done = subprocess.run([sys.executable, "-m", "replify.cli", *RUN, "--json", "/dev/stdout"], stdout=fh,
+                              stderr=subprocess.PIPE, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(out.read_text())["pairs"] == 2  # the document alone; the summary went to stderr
+    assert "rho_hat" in done.stderr
+
+
+FORKING_LEARNER = '''
+import os
+
+import numpy as np
+
+os.fork()  # at import: the child goes on running replify's command too
+
+
+class Forky:
+    def __init__(self, n, horizon, rng):
+        self.n, self.rng = n, rng
+
+    def act(self):
+        return int(self.rng.integers(self.n))
+
+    def update(self, cost):
+        pass
+'''
+
+
+def test_a_learner_file_that_forks_leaves_one_json_document_and_says_so(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    (tmp_path / "forky.py").write_text(FORKING_LEARNER)
+    done = subprocess.run([sys.executable, "-m", "replify.cli", "run", str(tmp_path / "forky.py") + ":Forky", "-n", "2",
+                           "-T", "10", "--pairs", "2", "--quiet", "--json", "-"], capture_output=True, text=True,
+                          timeout=120, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    document = json.loads(done.stdout)  # one document: two would be "Extra data"
+    assert document["pairs"] == 2
+    assert done.stderr.count("was forked from replify's process") == 1
+    assert "stops here, without writing its output: only the process that started writes the output" in done.stderr
