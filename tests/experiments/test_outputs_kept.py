@@ -153,10 +153,10 @@ def test_calibrate_takes_its_grid_from_the_command_line(tmp_path, refused):
                     "    def __init__(self, *, n, horizon, rng, expert=0):\n        self.expert = expert\n"
                     "    def act(self):\n        return self.expert\n    def update(self, cost):\n        pass\n")
     out = tmp_path / "c.json"
-    assert cli.main(["calibrate", f"{path}:Fixed", "-n", "2", "-T", "40", "--rho", "0.5", "--budget", "200",
+    assert cli.main(["calibrate", f"{path}:Fixed", "-n", "2", "-T", "40", "--rho", "0.5", "--budget", "1000", "--regret-pairs", "4", "--refine-pairs", "8",
                      "--test-pairs", "40", "--quiet", "--grid", "expert=[1]", "--json", str(out)]) == 0
     assert json.loads(out.read_text())["knobs"] == {"expert": 1}  # the grid's one candidate, not the default expert 0
-    assert cli.main(["calibrate", f"{path}:Fixed", "-n", "2", "-T", "40", "--rho", "0.5", "--budget", "200",
+    assert cli.main(["calibrate", f"{path}:Fixed", "-n", "2", "-T", "40", "--rho", "0.5", "--budget", "1000", "--regret-pairs", "4", "--refine-pairs", "8",
                      "--test-pairs", "40", "--quiet", "--grid", "expert=[1, 0]", "--json", str(out)]) == 0
     assert json.loads(out.read_text())["knobs"] == {"expert": 0}  # the better of the two (expert 0 costs least)
     refused(["calibrate", f"{path}:Fixed", "-n", "2", "-T", "40", "--rho", "0.5", "--grid", "expert=[]"],
