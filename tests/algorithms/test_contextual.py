@@ -283,7 +283,7 @@ def test_degenerate_inputs_are_refused_or_handled():
     assert linear_parameters(horizon=500, n=3, rho=0.5, dim=2, sigma=1e-6).certified
     tiny = np.array([[1e-200, 0.0], [0.0, 1e-200], [1e-200, 1e-200]])
     assert np.allclose(g_optimal_design(tiny), g_optimal_design(tiny * 1e200))
-    with pytest.raises(InvalidArgumentError, match="not a finite number"):
+    with pytest.raises(InvalidArgumentError, match="make the stability constant beta=inf; expected a finite number"):
         ridge_parameters(horizon=100, n=2, rho=0.1, lam=1e-300)
 
 
