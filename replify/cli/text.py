@@ -55,7 +55,9 @@ def report_table(report: Any) -> str:
         lines.append("  rho bound        none: the proof does not apply to the parameters in force (not certified)")
     lines += [
         f"  regret           {report.regret_mean:.2f}   95% CI [{rlo:.2f}, {rhi:.2f}]   (measured)"
-        + (f"   bound {report.regret_bound:.4g} (certified)" if report.regret_bound is not None else ""),
+        + (f"   bound {report.regret_bound:.4g} (certified)" if report.regret_bound is not None else "")
+        + (f"; vacuous: at least T x (cost range) = {report.trivial_regret:.4g}, which any learner's regret is within"
+           if report.regret_bound_vacuous else ""),
         f"  agreement        {report.agreement_mean:.4f} of steps (measured)",
     ]
     if report.pseudo_regret is not None:
@@ -85,7 +87,7 @@ def report_table(report: Any) -> str:
         if "decisions" in shown:  # perturbed-commit: its decision steps say where its blocks end
             shown.pop("block_ends", None)
         noise = [_noise(p)] if p.get("eps_schedule") else []
-        lines.append("  parameters       " + ", ".join([f"{k}={v}" for k, v in shown.items()] + noise))
+        lines.append("  parameters       " + ", ".join([f"{k}={_figures(v)}" for k, v in shown.items()] + noise))
     elif report.params:
         p = report.params
         name = p.get("algorithm") or report.learner
@@ -106,7 +108,18 @@ def _noise(p: dict) -> str:
         text = (f"eps={schedule[0]:.4g}" if len(schedule) == 1 else
                 f"eps={schedule[0]:.4g}..{schedule[-1]:.4g} over {len(schedule)} decisions")
         return text + (f", explore={p['explore']}" if p.get("explore") is not None else "")
-    return f"eps={p.get('eps')}"
+    return f"eps={_figures(p.get('eps'))}"
+
+
+def _figures(value: Any) -> Any:
+    """A parameter as printed: floats to 4 significant figures (0.1, not 0.09999999999999992; the
+    exact value is in --json and to_dict()), inside tuples and lists too; anything else as it is."""
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    if isinstance(value, (list, tuple)) and any(isinstance(v, float) for v in value):
+        inner = ", ".join(str(_figures(v)) for v in value)
+        return f"[{inner}]" if isinstance(value, list) else f"({inner}{',' if len(value) == 1 else ''})"
+    return value
 
 
 __all__ = ["one_line", "report_table"]

@@ -204,6 +204,21 @@ class Report:
         return float(self.regret.mean())
 
     @property
+    def trivial_regret(self) -> float:
+        """The regret every learner is within: T times the width of the cost range the engine held
+        the costs to (``cost_range``; 1, costs in [0, 1], where none is known)."""
+        width = 1.0 if self.cost_range is None else float(self.cost_range[1] - self.cost_range[0])
+        return float(self.horizon) * width
+
+    @property
+    def regret_bound_vacuous(self) -> bool | None:
+        """Whether the certified ``regret_bound`` says nothing: it is at least :attr:`trivial_regret`,
+        which any learner meets (``None`` when there is no bound). A learner whose bound is capped at
+        T (``perturbed-bandit``) or whose theorem's bound exceeds it at this horizon (``iid-experts``
+        at small T) is then certified for nothing here."""
+        return None if self.regret_bound is None else self.regret_bound >= self.trivial_regret
+
+    @property
     def regret_ci(self) -> tuple[float, float]:
         """Student's t interval for the expected regret at level ``confidence``. The two runs of
         a pair share R, so the interval is built on the per-pair mean regrets, which are iid."""

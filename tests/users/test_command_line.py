@@ -47,7 +47,8 @@ def test_list_shows_every_learners_feedback(capsys):
 
 
 def test_the_default_instance_has_spread_means_and_says_so(capsys, tmp_path):
-    assert main(["run", "hedge", "-n", "4", "-T", "2000", "--pairs", "6", "--quiet", "--json", str(tmp_path / "r.json")]) == 0
+    # 20 pairs: the gain's interval carries the spread of the expert constant draws from each pair's R
+    assert main(["run", "hedge", "-n", "4", "-T", "2000", "--pairs", "20", "--quiet", "--json", str(tmp_path / "r.json")]) == 0
     out = capsys.readouterr().out
     assert f"means spread evenly over [{SPREAD[0]}, {SPREAD[1]}]" in out
     report = json.loads((tmp_path / "r.json").read_text())
