@@ -478,10 +478,18 @@ def _plot_bandit_coin(demo: Demo, path: Any) -> Any:
                 linestyle=("-", "--")[k % 2], fillstyle=("full", "none")[k % 2], markersize=(5, 9)[k % 2],
                 label=f"{label}, {rows[0]['knob']} {rows[0]['scale']:g} ... {rows[-1]['scale']:g}")
         regrets += [r["worst regret"] for r in rows]
-    for label, marker in zip(BANDIT_REFERENCES, ("s", "^", "v", "D")):
+    # the references: hollow, each smaller than the one before and drawn over it, so that points
+    # that coincide (the non-replicable ones all at rho_hat = 1, ucb1's and exp3's regrets alike)
+    # all stay in sight, one inside the other; the legend says which share a point
+    seen: list[tuple[str, float, float]] = []
+    for k, (label, marker) in enumerate(zip(BANDIT_REFERENCES, ("s", "^", "v", "D"))):
         row = next(r for r in demo.rows if r["algorithm"] == label)
-        ax.scatter([row["rho_hat"]], [row["worst regret"]], marker=marker, color=colour(fig, label)[0], zorder=3,
-                   label=f"{label} (reference)")
+        x, y = float(row["rho_hat"]), float(row["worst regret"])
+        same = [other for other, ox, oy in seen if abs(ox - x) <= 0.02 and abs(oy - y) <= 0.05 * max(abs(oy), abs(y), 1e-12)]
+        ax.scatter([x], [y], marker=marker, s=(90, 60, 34, 14)[k % 4], facecolors="none",
+                   edgecolors=colour(fig, label)[0], linewidths=1.3, zorder=3 + k,
+                   label=f"{label} (reference)" + (f", at {' and '.join(same)}'s point" if same else ""))
+        seen.append((label, x, y))
         regrets.append(row["worst regret"])
     rhos = np.geomspace(0.02, 1.0, 50)
     bound = np.minimum(math.sqrt(T) / rhos, T / 64)

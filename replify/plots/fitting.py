@@ -453,7 +453,12 @@ def _fit_fraction(ax: Any) -> None:
     ax.set_ylim(-pad, 1 + pad)
 
 
-def markers_for(points: int) -> dict[str, Any]:
+def markers_for(points: int, index: int = 0, count: int = 1) -> dict[str, Any]:
     """Markers on a line of few points (a block learner's curve has one per block: a single point
-    without a marker would be invisible), every k-th on a long one."""
-    return {"markevery": max(1, points // 12)} if points > 24 else {}
+    without a marker would be invisible), every k-th on a long one. The ``index``-th of ``count``
+    lines in one axes starts its markers ``index/count`` of the way to the next, so that lines that
+    coincide keep every learner's markers in sight, side by side."""
+    if points <= 24:
+        return {}
+    every = max(1, points // 12)
+    return {"markevery": ((index * every) // max(1, count), every)}

@@ -10,6 +10,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+import attrs
 import numpy as np
 
 from replify.base.checks import public
@@ -88,9 +89,33 @@ def with_references(reports: list[Report], references: bool, where: str) -> list
     added = []
     for name, missing in zip(reference_learners(is_bandit(probe), is_contextual(probe)), (not has_constant, not has_baseline)):
         if missing:
-            added.append(evaluate(name, seq, n=first.n, horizon=first.horizon, pairs=first.pairs, seed=root,
-                                  actions=action_set, progress=False))
+            added.append(_named_like(evaluate(name, seq, n=first.n, horizon=first.horizon, pairs=first.pairs, seed=root,
+                                              actions=action_set, progress=False), first))
     return list(reports) + added
+
+
+def _coinciding(steps: np.ndarray, mean: np.ndarray, before: list) -> list[str]:
+    """The learners among ``before`` (already drawn) whose mean regret curve this one lies on: the
+    same steps, every mean within 0.5% of the curves' range (a line drawn over one there hides it)."""
+    out = []
+    for r, s, m, *_ in before:
+        if s.shape == steps.shape and np.array_equal(s, steps) and steps.size > 1:
+            scale = max(float(np.ptp(np.concatenate([m, mean]))), 1e-12)
+            if np.all(np.abs(m - mean) <= 0.005 * scale):
+                out.append(r.learner)
+    return out
+
+
+def _named_like(added: Report, first: Report) -> Report:
+    """A reference row run on ``first``'s adversary object, named as ``first`` names it: the same
+    adversary and the same adversary_params in its provenance (a data set's name among them, which
+    the figure's title says), since it ran on those very draws."""
+    provenance = dict(added.provenance or {})
+    config = dict(provenance.get("configuration") or {})
+    theirs = (first.provenance or {}).get("configuration") or {}
+    config.update({k: theirs[k] for k in ("adversary", "adversary_params") if k in theirs})
+    provenance["configuration"] = config
+    return attrs.evolve(added, adversary=first.adversary, provenance=provenance)
 
 
 def _curve(report: Report) -> dict[str, Any] | None:
@@ -194,11 +219,15 @@ def plot_regret_curve(reports: Any, *, path: str | Path | None = None, ax: Any =
     # a curve of one point (measured at T only) is drawn as a line through it from the first step drawn
     start = min((s[0] for _, s, *_ in drawn if s.size > 1), default=None)
     lines = []
-    for r, steps, mean, low, high in drawn:
+    for j, (r, steps, mean, low, high) in enumerate(drawn):
         c, m = colour(fig, r.learner)
         # its ρ̂ beside each learner when the curve is alone in its figure (in a figure of several
         # panels the others show ρ̂, and the shared legend stays short)
         label = learner_label(r.learner, r.rho_hat if len(fig.axes) == 1 else None)
+        # a curve drawn over another one's: the legend says so (its markers are set off along it)
+        same = _coinciding(steps, mean, drawn[:j])
+        if same:
+            label += f" (on {', '.join(same)}'s curve)"
         if steps.size == 1:
             T = float(steps[0])
             t = np.geomspace(min(start or T / 100, T), T, 200) if log else np.linspace(0.0, T, 200)
@@ -207,7 +236,7 @@ def plot_regret_curve(reports: Any, *, path: str | Path | None = None, ax: Any =
                         linestyle="none")
             lines.append(mean[0] * t / T)
             continue
-        ax.plot(steps, mean, color=c, marker=m, label=label, **markers_for(steps.size))
+        ax.plot(steps, mean, color=c, marker=m, label=label, **markers_for(steps.size, j, len(drawn)))
         if low is not None:
             ax.fill_between(steps, low, high, color=c, alpha=0.18, linewidth=0)
         lines.append(mean)
