@@ -127,7 +127,7 @@ def test_classification_costs_and_the_shipped_data():
     ({"theta": [2.0, 1.0, 0.0]}, r"means <x, theta> in \[0, 1\]"),
     ({"contexts": "gaussian"}, "contexts must be one of"),
     ({"arms": np.zeros((3, 3)), "contexts": "sphere"}, "arms are fixed features"),
-    ({"theta": [1.0, 0.0]}, r"theta must be finite, of shape \(3,\)"),
+    ({"theta": [1.0, 0.0]}, r"theta must be of shape \(3,\) or \(1, 3\)"),
 ])
 def test_the_linear_adversaries_refuse_what_their_law_cannot_be(params, match):
     with pytest.raises(ReplifyError, match=match):
