@@ -66,7 +66,7 @@ MODULES: dict[str, str] = {
 #: package that was a module -> {name it held: the module that holds it now}
 NAMES: dict[str, dict[str, str]] = {
     "replify.evaluation": {
-        "Report": "replify.evaluation.report", "Replay": "replify.evaluation.report",
+        "Report": "replify.evaluation.report", "Replay": "replify.evaluation.replay",
         "MAX_LISTED_TRANSITIONS": "replify.evaluation.report", "evaluate": "replify.evaluation.evaluate",
     },
     "replify.engine": {
