@@ -40,6 +40,11 @@ class IidBernoulli(ChunkedSequence):
             out *= self.scale
         return out
 
+    def arm_law(self, start: int, stop: int) -> tuple[str, np.ndarray, float]:
+        """Every arm's law at steps start+1..stop, the arms independent (the engine then draws only
+        the cost a bandit learner plays: replify.engine.played): Bernoulli(means[a]) times scale."""
+        return "bernoulli", self.means[None, :], self.scale
+
     def sample_sums(self, rng: np.random.Generator, starts: np.ndarray, stops: np.ndarray) -> np.ndarray:
         """The cost sums of the segments (starts[k], stops[k]], drawn directly: a Bernoulli
         coordinate with a constant mean sums to a Binomial — the same law as summing the steps."""

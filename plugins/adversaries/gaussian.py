@@ -41,6 +41,11 @@ class GaussianArms(ChunkedSequence):
         out[...] = draw
         return out
 
+    def arm_law(self, start: int, stop: int) -> tuple[str, np.ndarray, float]:
+        """Every arm's law at steps start+1..stop, the arms independent (the engine then draws only
+        the cost a bandit learner plays: replify.engine.played): N(means[a], sigma²)."""
+        return "normal", self.means[None, :], self.sigma
+
     def sample_sums(self, rng: np.random.Generator, starts: np.ndarray, stops: np.ndarray) -> np.ndarray:
         """The segments' cost sums drawn directly: a sum of L iid N(μ, σ²) is N(Lμ, Lσ²)."""
         lengths = (np.asarray(stops) - np.asarray(starts)).astype(np.float64)[:, None]

@@ -55,6 +55,13 @@ class SwitchingBernoulli(ChunkedSequence):
     def sample_chunk(self, rng: np.random.Generator, start: int, stop: int) -> np.ndarray:
         return (rng.random((stop - start, self.n)) < self._means_rows(start, stop)) * self.scale
 
+    def arm_law(self, start: int, stop: int) -> tuple[str, np.ndarray, float]:
+        """Every arm's law at steps start+1..stop, the arms independent (the engine then draws only
+        the cost a bandit learner plays: replify.engine.played): Bernoulli of the piece's means,
+        times scale — one row when the steps lie in one piece."""
+        first, last = np.searchsorted(self.bounds, [start, stop - 1], side="right") - 1
+        return "bernoulli", self.means[first][None, :] if first == last else self._means_rows(start, stop), self.scale
+
     def sample_sums(self, rng: np.random.Generator, starts: np.ndarray, stops: np.ndarray) -> np.ndarray:
         """Exact: a segment's sum is a sum of Binomials, one per piece it overlaps. Only the
         segments a piece overlaps are drawn (segments come in increasing order), so many pieces

@@ -97,8 +97,10 @@ class BanditFeed:
         self.pending = np.empty(0, dtype=np.int64)  # the arms of the current batch still to play
         self.seen: list[np.ndarray] = []  # the costs of its arms played so far
 
-    def play(self, costs: np.ndarray, t0: int) -> np.ndarray:
-        """The arms played on ``costs`` (L, n), steps t0+1..t0+L; the learner sees c_t(a_t) only."""
+    def play(self, costs: Any, t0: int) -> np.ndarray:
+        """The arms played on ``costs`` (L, n), steps t0+1..t0+L; the learner sees c_t(a_t) only.
+        ``costs`` is the (L, n) array, or anything indexed as it is (``costs[t, a]``, and with
+        arrays of steps and arms): the engine's view of the played arm's costs alone."""
         rows = costs.shape[0]
         out = np.empty(rows, dtype=np.int64)
         t, lr = 0, self.learner
@@ -118,7 +120,7 @@ class BanditFeed:
             k = min(rows - t, self.pending.size)
             arms = self.pending[:k]
             out[t : t + k] = arms
-            self.seen.append(costs[t : t + k][np.arange(k), arms])
+            self.seen.append(costs[np.arange(t, t + k), arms])
             self.pending, t = self.pending[k:], t + k
             if self.pending.size == 0:
                 lr.observe(np.concatenate(self.seen))
@@ -586,6 +588,38 @@ class LaneFeed:
             seen = flat.take(base[t] + arms)
             paid[t] = seen  # kept before the learner sees it: it may write into what it is given
             update(arms, seen)
+        return arms_out.T.copy(), paid.T.copy()
+
+    def play_law(self, kind: str, loc: np.ndarray, scale: float, variates: np.ndarray,
+                 t0: int) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`play` where only the played arm's cost is drawn (replify.engine.played): step t's
+        cost for lane i's arm a is ``scale·[U < loc[t, a]]`` (``"bernoulli"``) or ``loc[t, a] +
+        scale·Z`` (``"normal"``), from the lane's variate of the step (``variates``: (lanes, L))."""
+        lanes, rows = variates.shape
+        n = self.n
+        arms_out = np.empty((rows, lanes), dtype=np.int64)
+        paid = np.empty((rows, lanes))
+        act, update = self.lanes.act, self.lanes.update
+        flat_loc = loc.reshape(-1)
+        step = n if loc.shape[0] > 1 else 0  # one row: the same law at every step of the chunk
+        u = np.ascontiguousarray(variates.T)  # (L, lanes): a step's variates in one row
+        bernoulli = kind == "bernoulli"
+        for t in range(rows):
+            arms = act()
+            if not (type(arms) is np.ndarray and arms.shape == (lanes,) and arms.dtype == np.int64
+                    and arms.view(np.uint64).max() < n):
+                arms = self._checked(arms, lanes, t0 + t + 1)
+            arms_out[t] = arms
+            p = flat_loc.take(arms + t * step) if step else flat_loc.take(arms)
+            seen = paid[t]
+            if bernoulli:
+                np.less(u[t], p, out=seen, casting="unsafe")  # 0.0 / 1.0
+                if scale != 1.0:
+                    seen *= scale
+            else:
+                np.multiply(u[t], scale, out=seen)
+                seen += p
+            update(arms, seen.copy())  # kept before the learner sees it: it may write into what it is given
         return arms_out.T.copy(), paid.T.copy()
 
     def _checked(self, arms: Any, lanes: int, step: int) -> np.ndarray:

@@ -79,7 +79,7 @@ class _Lanes:
         # (contexts that change bring each step's means along: the contextual path takes them there)
         self.expected_sums = expected if callable(expected) and self.problem == "experts" and not varying_contexts(seq) else None
         self.expected_paid = np.zeros(lanes)
-        self.edges = np.unique(np.linspace(0, horizon, limits.CURVE_BINS + 1).round().astype(np.int64))
+        self.edges = curve_edges(horizon)
         self.curve = np.zeros(self.edges.size - 1)
         self._full: list[np.ndarray | None] = [None] * lanes
         self.feeds: list[BanditFeed | None] = [None] * lanes  # bandit learners: what each run may see
@@ -513,6 +513,12 @@ class _Lanes:
         if self.policy_paid is not None:
             return played - self.policy_paid
         return played - self.cum.min(axis=1)
+
+
+def curve_edges(horizon: int) -> np.ndarray:
+    """The regret curve's time bins, 0 = e_0 < e_1 < … < e_k = T: their ends are the checkpoints of
+    learners without blocks."""
+    return np.unique(np.linspace(0, horizon, limits.CURVE_BINS + 1).round().astype(np.int64))
 
 
 def _sum_bounds(d: CostDomain, length: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -13,6 +13,7 @@ from replify.engine.lanes import _Lanes, _check_decided
 from replify.engine.outcomes import accumulate, step_costs
 from replify.errors import ActionError, CostError, InvalidArgumentError
 from replify.components.bandits import BanditFeed, LaneFeed, is_bandit, lane_form
+from replify.engine.played import Drawn, PlayedArms, played_law
 from replify.components.contextual import (ContextFeed, ContextLaneFeed, is_contextual,
                                           varying_contexts)
 from replify.components.blocks import block_ends, fold_blocks, reduce_from
@@ -52,6 +53,12 @@ def _per_step(state: _Lanes, block_cls: type | None, budget: int) -> None:
     feed = None if form is None else LaneFeed(form, n)
     if feed is None and _stepped(state):
         rows = min(rows, limits.STEPPED_CHUNK_ROWS)
+    # Bandit learners on an adversary whose arms are independent given the step: one variate per
+    # lane and step, turned into the played arm's cost; the other arms' totals as block sums
+    # (replify.engine.played; exact in law). Their chunks hold (lanes, L) variates, not costs.
+    if all(is_bandit(lr) for lr in state.learners) and played_law(state.seq, horizon, state.domain):
+        _played_arms(state, feed, max(rows, min(horizon, limits.LANE_CHUNK_BYTES // (lanes * 8))))
+        return
     # Their chunks are drawn into one buffer (nothing keeps a chunk: they see copies of costs);
     # learners stepped lane by lane get a fresh array, as one may keep what it was given.
     buf = None if feed is None else np.empty((lanes, min(rows, horizon), n))
@@ -66,6 +73,25 @@ def _per_step(state: _Lanes, block_cls: type | None, budget: int) -> None:
         state.played(t1 * lanes)
         state.checkpoints_inside(t0, t1, state.paid, paid, state.cum, costs)
         state.set_cum(reduce_from(costs, state.cum, state.any_order), t1)  # in time order, as stepping adds
+        state.account(actions, paid, np.ones(t1 - t0), np.arange(t0, t1))
+
+
+def _played_arms(state: _Lanes, feed: LaneFeed | None, rows: int) -> None:
+    """Bandit learners where only the played arm's cost is drawn (replify.engine.played): in lanes
+    when their class offers it, else each lane's learner through its feed; chunks of ``rows`` steps."""
+    lanes, n, horizon = len(state.learners), state.n, state.horizon
+    draws = PlayedArms(state)
+    for t0 in range(0, horizon, rows):
+        t1 = min(horizon, t0 + rows)
+        kind, loc, scale, u = draws.chunk(t0, t1)
+        if feed is not None:
+            actions, paid = feed.play_law(kind, loc, scale, u, t0)
+        else:
+            actions, paid = np.empty((lanes, t1 - t0), dtype=np.int64), np.empty((lanes, t1 - t0))
+            for i in range(lanes):  # each lane's learner alone, told only its arm's cost
+                actions[i], paid[i] = _play_told(state, i, Drawn(kind, loc, scale, u[i], n), t0)
+        state.played(t1 * lanes)
+        draws.settle(t0, t1, actions, paid)
         state.account(actions, paid, np.ones(t1 - t0), np.arange(t0, t1))
 
 
@@ -165,7 +191,7 @@ def _blocks(state: _Lanes, block_cls: type, ends: np.ndarray, sums: np.ndarray, 
     state.act = values[:, -1]
 
 
-def _play(state: _Lanes, i: int, costs: np.ndarray, t0: int) -> tuple[np.ndarray, np.ndarray]:
+def _play(state: _Lanes, i: int, costs: np.ndarray | Drawn, t0: int) -> tuple[np.ndarray, np.ndarray]:
     """Lane ``i``'s actions for one chunk and the cost paid at each step (:func:`play_chunk`,
     with the lane's bandit feed and its pair's stream for mixed strategies)."""
     learner = state.learners[i]
@@ -180,7 +206,7 @@ def _stepped(state: _Lanes) -> bool:
     return not callable(getattr(state.learners[0], "run", None))
 
 
-def _play_told(state: _Lanes, i: int, costs: np.ndarray, t0: int) -> tuple[np.ndarray, np.ndarray]:
+def _play_told(state: _Lanes, i: int, costs: np.ndarray | Drawn, t0: int) -> tuple[np.ndarray, np.ndarray]:
     """:func:`_play` for lane ``i`` of a chunk the lanes play one after another (steps t0+1…), the
     steps played so far then told to the progress reporter."""
     out = _play(state, i, costs, t0)
@@ -189,7 +215,7 @@ def _play_told(state: _Lanes, i: int, costs: np.ndarray, t0: int) -> tuple[np.nd
 
 
 def play_chunk(
-    learner: Any, costs: np.ndarray, *, n: int, problem: str, t0: int, sampler: np.random.Generator | None,
+    learner: Any, costs: np.ndarray | Drawn, *, n: int, problem: str, t0: int, sampler: np.random.Generator | None,
     feed: BanditFeed | None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """A learner's actions on one chunk of costs (steps t0+1…) and the cost paid at each step.
@@ -202,9 +228,9 @@ def play_chunk(
     ``(L, n)`` array of them) is played by sampling each step's action by inversion from a uniform
     of ``sampler`` — the pair's own stream (part of R, shared by the two runs: replicability is
     judged on the actions played) — and pays the expected cost p_t·c_t."""
-    if feed is not None:
+    if feed is not None:  # (costs may be a Drawn: the played arm's costs only, indexed as the array is)
         actions = feed.play(costs, t0)
-        return actions, step_costs(actions, costs)
+        return actions, costs[np.arange(actions.size), actions]
     if not getattr(learner, "mixed", False):
         actions = _run_lane(learner, costs.copy(), n, problem, t0)
         return actions, step_costs(actions, costs)

@@ -132,7 +132,7 @@ def evaluate(
         "fast_path": fast_path, "sequential": sequential, "target": target, "alpha": alpha,
     }
     return _report(run_, setup, n=n, horizon=horizon, seed=seed, confidence=confidence, bound=bound,
-                   bound_note=bound_note, target=target, alpha=alpha, replay_source=(setup.build, setup.seq, root, actions),
+                   bound_note=bound_note, target=target, alpha=alpha, replay_source=(setup.build, setup.seq, root, actions, setup.domain),
                    provenance=provenance(seed, configuration))
 
 

@@ -11,7 +11,9 @@ import attrs
 import numpy as np
 
 from replify.base.checks import as_float_array, check_int
+from replify.engine.lanes import curve_edges
 from replify.engine.paths import play_chunk
+from replify.engine.played import played_law, replay_lane
 from replify.errors import InvalidArgumentError
 from replify.components.bandits import BanditFeed, is_bandit
 from replify.components.contextual import ContextFeed, is_contextual, shows_contexts, varying_contexts
@@ -76,7 +78,8 @@ def replay_pair(report: Any, k: int) -> Replay:
                 f"this report cannot replay here: its learner or adversary could not be unpickled "
                 f"({type(exc).__name__}: {exc}); replay it where their module can be imported"
             ) from None
-    build, seq, root, action_set = source
+    build, seq, root, action_set, *rest = source
+    domain = rest[0] if rest else None  # the learner's cost domain, which decides the engine's path
     costs, actions, regrets, policies = [], [], [], []
     for side in (0, 1):
         learner = build(child(root, INTERNAL, k))
@@ -84,6 +87,14 @@ def replay_pair(report: Any, k: int) -> Replay:
         if shows_contexts(seq):  # contexts before each step (docs/contextual.md): as the engine plays them
             a, c, regret, policy = _replay_contextual(learner, seq, rng, report.n, report.horizon)
             costs.append(c), actions.append(a), regrets.append(regret), policies.append(policy)
+            continue
+        if is_bandit(learner) and played_law(seq, report.horizon, domain):
+            # only the played arm's cost was drawn (replify.engine.played): the same draws again
+            a, step_paid, c = replay_lane(learner, seq, rng, n=report.n, horizon=report.horizon,
+                                          checkpoints=curve_edges(report.horizon)[1:])
+            total = np.cumsum(c, axis=0)[-1] if c.shape[0] else np.zeros(report.n)
+            costs.append(c), actions.append(a)
+            regrets.append((float(np.cumsum(step_paid)[-1]) if c.shape[0] else 0.0) - float(total.min()))
             continue
         # a copy (the learner must not write into the draw the regret is scored on), real-valued
         c = np.array(as_float_array("the adversary's sample", seq.sample(rng)))

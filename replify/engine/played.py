@@ -1,0 +1,239 @@
+"""Bandit learners see one arm's cost a step: on an adversary whose arms are independent given the
+step, the engine draws only that cost (docs/bandits.md, "Drawing only the played arm").
+
+An adversary declares it with ``arm_law(start, stop) -> (kind, loc, scale)`` for steps
+start+1..stop, ``loc`` of shape (stop − start, n) — or (1, n) when it is the same at every step —
+and ``kind`` one of:
+
+* ``"bernoulli"``: arm a costs ``scale`` with probability ``loc[t, a]``, else 0;
+* ``"normal"``: arm a costs ``loc[t, a] + scale · Z`` with Z standard normal;
+
+the arms independent of each other and of the other steps, and the law the same within each piece
+the adversary declares (``iid = True``, or ``law_changes``). Every lane then draws one variate per
+step from its own generator — a uniform U, or a standard normal Z — and the played arm's cost is
+``scale · [U < loc[t, a]]`` or ``loc[t, a] + scale · Z``: exactly the law of that arm's cost, and
+independent of everything before, since the variate is fresh and the arm was chosen before it was
+drawn.
+
+Regret needs every arm's total, played or not. The steps on which arm a was *not* played are a set
+the learner fixed without seeing their a-costs, so — the arms being independent — those costs are
+independent of everything the run saw, and within one piece of the law identically distributed:
+their sum is Binomial(c, p)·scale (``"bernoulli"``) or N(c·m, c·scale²) (``"normal"``) for the c
+such steps of arm a in the piece, drawn from a second generator the lane spawns from its own (so
+that the variates' stream does not depend on when the sums are drawn). They are drawn at the regret
+curve's checkpoints and at T — steps fixed by the run, not by how it is cut into chunks — so a
+lane's results are the same floats whether its learners play in lanes or one by one, in any chunks.
+Arm a's total is the sum of the costs it was played at (those the learner paid) and that draw:
+jointly with the costs paid, it has exactly the law it has when every arm's cost is drawn at every
+step — exact in law, not an approximation (tests/engine/test_played_arm.py compares the two).
+
+Adversaries whose arms are correlated at a step (the coin embeddings of the lower bounds, whose
+two costs are ĉ and 1 − ĉ) declare nothing and keep the full draw.
+"""
+
+from __future__ import annotations
+
+import math
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+
+from replify.base.checks import as_float_array
+from replify.components.bandits import BanditFeed
+from replify.engine.declarations import declared_pieces
+from replify.errors import CostError
+
+#: The laws an adversary may declare for its arms (module docstring).
+KINDS = ("bernoulli", "normal")
+
+
+def played_law(seq: Any, horizon: int, domain: Any) -> bool:
+    """Whether the engine may draw only the played arm's cost on ``seq``: it declares
+    ``arm_law`` (and streams its costs, ``sample_chunk``: the per-step path), pieces of one law (``iid`` or ``law_changes``), and — for a learner that declares a
+    cost domain — costs that lie in it (otherwise the full draw runs, and refuses the first cost
+    outside it at its step, as before)."""
+    if (not callable(getattr(seq, "arm_law", None)) or not callable(getattr(seq, "sample_chunk", None))
+            or declared_pieces(seq, horizon) is None):
+        return False
+    kind, _, scale = law_of(seq, 0, 1)
+    if domain is None:
+        return True
+    if kind == "normal":
+        return math.isinf(domain.low) and math.isinf(domain.high) and not domain.l1
+    return domain.low <= min(0.0, scale) and max(0.0, scale) <= domain.high and not domain.l1
+
+
+def law_of(seq: Any, start: int, stop: int) -> tuple[str, np.ndarray, float]:
+    """The adversary's ``arm_law(start, stop)``, checked: a known kind, ``loc`` of shape (L, n) or
+    (1, n) with finite entries (probabilities in [0, 1] for ``"bernoulli"``), a finite scale."""
+    source = f"the adversary's arm_law({start}, {stop})"
+    got = seq.arm_law(start, stop)
+    if not (isinstance(got, tuple) and len(got) == 3 and got[0] in KINDS):
+        raise CostError(f"{source} must return (kind, loc, scale) with kind one of {KINDS}; got {got!r:.200}")
+    kind, loc, scale = got[0], as_float_array(f"{source}[1]", got[1]), float(got[2])
+    n = getattr(seq, "n", loc.shape[-1] if loc.ndim else 0)
+    if loc.ndim != 2 or loc.shape[1] != n or loc.shape[0] not in (1, stop - start):
+        raise CostError(f"{source} must return loc of shape ({stop - start}, {n}) or (1, {n}); got shape {loc.shape}")
+    if not (np.isfinite(loc).all() and math.isfinite(scale)):
+        raise CostError(f"{source} must return finite loc and scale; got scale {scale} and loc {loc[:2].tolist()}…")
+    if kind == "bernoulli" and not ((loc >= 0.0) & (loc <= 1.0)).all():
+        raise CostError(f"{source}: a Bernoulli arm's loc is its probability, in [0, 1]; got {loc.min()}..{loc.max()}")
+    return kind, loc, scale
+
+
+class Drawn:
+    """One lane's costs for a chunk as the played arm sees them: ``drawn[t, a]`` (steps of the
+    chunk, arms) is the cost of arm a at step t from the lane's variate of step t — indexable as
+    the (L, n) array of costs is, with a scalar or with arrays of steps and arms."""
+
+    def __init__(self, kind: str, loc: np.ndarray, scale: float, variates: np.ndarray, n: int) -> None:
+        self.kind, self.loc, self.scale, self.u = kind, loc, scale, variates
+        self.shape = (variates.shape[0], n)
+        self.rows = loc.shape[0]
+
+    def __getitem__(self, key: tuple[Any, Any]) -> Any:
+        t, a = key
+        loc = self.loc[t if self.rows > 1 else 0, a]
+        if self.kind == "bernoulli":
+            cost = (self.u[t] < loc) * self.scale
+        else:
+            cost = loc + self.scale * self.u[t]
+        return float(cost) if np.ndim(cost) == 0 else np.asarray(cost, dtype=np.float64)
+
+
+class PlayedArms:
+    """A group's played-arm draws (module docstring): each lane's variates, chunk by chunk, and
+    every arm's total at the checkpoints and at T."""
+
+    def __init__(self, state: Any) -> None:
+        self.state = state
+        lanes, n = len(state.learners), state.n
+        # the comparator's sums come from a stream of their own, spawned from the lane's (its
+        # variates' stream is then the same however the run is cut into chunks)
+        self.sums_rngs = [_spawned(rng) for rng in state.rngs]
+        self.pieces = declared_pieces(state.seq, state.horizon)
+        laws = [law_of(state.seq, a, a + 1) for a, _ in self.pieces]
+        self.kind, self.scale = laws[0][0], laws[0][2]
+        if any(k != self.kind or s != self.scale for k, _, s in laws):
+            raise CostError("the adversary's arm_law must keep one kind and scale over the run; its pieces differ")
+        self.piece_loc = np.stack([loc[0] for _, loc, _ in laws])  # (pieces, n): each piece's one law
+        # Per lane, per stretch between checkpoints (the last ends at T), per piece and arm: the steps
+        # the arm was not played, and the played costs' sums. Every unplayed sum is drawn at the end,
+        # one call per lane (what the regret curve needs is known only then, and many small draws
+        # would cost more than the steps).
+        self.bounds = np.union1d(state.checkpoints, [state.horizon]).astype(np.int64)
+        self.unplayed = np.zeros((lanes, self.bounds.size, len(self.pieces), n), dtype=np.int64)
+        self.observed = np.zeros((lanes, self.bounds.size, n))
+        self.paid_at = np.zeros((lanes, self.bounds.size))
+
+    def chunk(self, t0: int, t1: int) -> tuple[str, np.ndarray, float, np.ndarray]:
+        """The law of steps t0+1..t1 and every lane's variates for them, (lanes, L)."""
+        kind, loc, scale = law_of(self.state.seq, t0, t1)
+        if kind != self.kind or scale != self.scale:
+            raise CostError(f"the adversary's arm_law({t0}, {t1}) changed its kind or scale during the run")
+        rows = t1 - t0
+        draw = (lambda rng: rng.random(rows)) if kind == "bernoulli" else (lambda rng: rng.standard_normal(rows))
+        return kind, loc, scale, np.stack([draw(rng) for rng in self.state.rngs])
+
+    def settle(self, t0: int, t1: int, actions: np.ndarray, paid: np.ndarray) -> None:
+        """After steps t0+1..t1 were played (``actions``, ``paid``: (lanes, L)), before they are
+        accounted (``state.paid`` is the total before them): count each arm's unplayed steps per
+        piece and sum its played costs, stretch by stretch, and keep the paid total at each
+        stretch's end; at T, draw the unplayed sums and set the totals and the regret curve."""
+        state, n = self.state, self.state.n
+        lanes = actions.shape[0]
+        lane_index = np.arange(lanes)[:, None] * n
+        first = int(np.searchsorted(self.bounds, t0, side="right"))  # the stretch step t0+1 lies in
+        a, running = t0, None
+        for j in range(first, self.bounds.size):
+            b = int(min(self.bounds[j], t1))
+            acts = actions[:, a - t0 : b - t0]
+            flat = (lane_index + acts).ravel()
+            self.observed[:, j] += np.bincount(flat, weights=paid[:, a - t0 : b - t0].ravel(),
+                                               minlength=lanes * n).reshape(lanes, n)
+            for k, (p0, p1) in enumerate(self.pieces):
+                lo, hi = max(a, p0), min(b, p1)
+                if hi > lo:  # this piece's steps of the stretch: each arm's steps minus its pulls
+                    inside = flat if (lo, hi) == (a, b) else (lane_index + actions[:, lo - t0 : hi - t0]).ravel()
+                    self.unplayed[:, j, k] += (hi - lo) - np.bincount(inside, minlength=lanes * n).reshape(lanes, n)
+            if b == self.bounds[j]:  # the stretch ends here: the paid total then, added in time order
+                if running is None:
+                    running = np.cumsum(np.concatenate([state.paid[:, None], paid], axis=1), axis=1)
+                self.paid_at[:, j] = running[:, b - t0]
+            a = b
+            if b >= t1:
+                break
+        if t1 == state.horizon:
+            self._finish()
+
+    def _finish(self) -> None:
+        """Every unplayed sum, in its piece's law, from each lane's sums stream (one draw per lane);
+        the arms' totals at every checkpoint and at T."""
+        state = self.state
+        sums = np.empty(self.unplayed.shape)
+        for i, rng in enumerate(self.sums_rngs):
+            counts = self.unplayed[i]
+            if self.kind == "bernoulli":
+                sums[i] = rng.binomial(counts, self.piece_loc[None]) * self.scale
+            else:
+                c = counts.astype(np.float64)
+                sums[i] = c * self.piece_loc[None] + self.scale * np.sqrt(c) * rng.standard_normal(c.shape)
+        # each stretch's arm totals: its played costs and its unplayed sums (pieces added), in
+        # time order from the totals before the run
+        totals = np.cumsum(self.observed + sums.sum(axis=2), axis=1) + state.cum[:, None, :]
+        hit = np.isin(self.bounds, state.checkpoints)
+        k = np.searchsorted(state.checkpoints, self.bounds[hit])
+        state.curve_paid[:, k] = self.paid_at[:, hit]
+        state.curve_best[:, k] = state._best(totals[:, hit])
+        state.set_cum(totals[:, -1], state.horizon)
+        self.sums = sums
+
+
+def replay_lane(learner: Any, seq: Any, rng: np.random.Generator, *, n: int, horizon: int,
+                checkpoints: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One run of a played-arm evaluation again (``Report.replay``), from the lane's generator:
+    its actions and costs paid, the same as the engine's, and every arm's total as the engine drew
+    it — returned with a (T, n) cost matrix that holds the costs paid and, for each arm, unplayed
+    costs drawn given their drawn sum (within a stretch and piece those steps are exchangeable:
+    which of them cost ``scale`` is uniform given how many do; Gaussian ones are their mean plus
+    centred noise), so the matrix has the law of a full draw and exactly the run's totals.
+    Returns (actions, paid, costs)."""
+    state = SimpleNamespace(learners=[learner], n=n, horizon=horizon, seq=seq, rngs=[rng],
+                            checkpoints=np.asarray(checkpoints, dtype=np.int64), cum=np.zeros((1, n)),
+                            paid=np.zeros(1), curve_paid=np.zeros((1, len(checkpoints))),
+                            curve_best=np.zeros((1, len(checkpoints))), _best=lambda cum: cum.min(axis=-1))
+    state.set_cum = lambda cum, t: setattr(state, "cum", cum)
+    draws = PlayedArms(state)
+    kind, loc, scale, u = draws.chunk(0, horizon)
+    drawn = Drawn(kind, loc, scale, u[0], n)
+    actions = BanditFeed(learner, n).play(drawn, 0)
+    paid = drawn[np.arange(horizon), actions]
+    draws.settle(0, horizon, actions[None], paid[None])
+    costs = np.zeros((horizon, n))
+    costs[np.arange(horizon), actions] = paid
+    fill = _spawned(draws.sums_rngs[0])
+    edges = np.concatenate([[0], draws.bounds])
+    for j in range(draws.bounds.size):
+        for k, (p0, p1) in enumerate(draws.pieces):
+            lo, hi = max(int(edges[j]), p0), min(int(edges[j + 1]), p1)
+            for a in range(n) if hi > lo else ():
+                steps = lo + np.flatnonzero(actions[lo:hi] != a)
+                total = float(draws.sums[0, j, k, a])
+                if steps.size == 0:
+                    continue
+                if kind == "bernoulli":
+                    ones = int(round(total / scale)) if scale else 0
+                    costs[fill.choice(steps, size=ones, replace=False), a] = scale
+                else:
+                    z = fill.standard_normal(steps.size)
+                    costs[steps, a] = total / steps.size + scale * (z - z.mean())
+    return actions, paid, costs
+
+
+def _spawned(rng: np.random.Generator) -> np.random.Generator:
+    """A second generator of the lane, independent of its own stream and leaving it untouched."""
+    try:
+        return rng.spawn(1)[0]
+    except (AttributeError, TypeError, ValueError):  # a generator built without a seed sequence
+        return np.random.default_rng(np.random.SeedSequence(rng.bit_generator.state["state"]["state"]))
