@@ -3,6 +3,9 @@ whose message names the argument, what was expected and what came.
 
 The per-step checks (:meth:`CostDomain.check`) sit on the streaming hot path, so they use
 two numpy reductions and build the long message only once something is wrong.
+
+The learner protocol's checks (act, update, feedback, actions, the horizon) are
+:mod:`replify.base.protocol`'s, the checks of a path a user gave :mod:`replify.base.paths`'.
 """
 
 from __future__ import annotations
@@ -11,24 +14,20 @@ import functools
 import inspect
 import math
 import numbers
-import os
-import stat
 import typing
-from pathlib import Path
-from typing import Any, Callable, Literal, Sequence
+from typing import Any, Literal
 
 import attrs
 import numpy as np
 from typeguard import TypeCheckError, check_type
 
-from replify.errors import (
-    ActionError,
-    ArgumentTypeError,
-    CostError,
-    HorizonError,
-    InvalidArgumentError,
-    LearnerProtocolError,
-    OutputPathError,
+from replify.errors import ArgumentTypeError, CostError, InvalidArgumentError
+
+# the learner protocol's and the paths' checks lived here: they import from here still
+from replify.base.paths import check_output_path, check_path, same_file
+from replify.base.protocol import (
+    FEEDBACK, NO_COST, PLAIN_INTS, check_action, check_factory, check_feedback, check_learner, check_next_step,
+    check_remaining, refuse_cost_vector_update,
 )
 
 _F64 = np.dtype(np.float64)
@@ -146,23 +145,6 @@ def as_int_array(name: str, value: Any) -> np.ndarray:
     return arr.astype(np.int64)
 
 
-#: The values a learner's ``feedback`` attribute may take (docs/bandits.md); absent means "full".
-FEEDBACK = ("full", "bandit")
-
-
-def check_feedback(learner: Any) -> str:
-    """The learner's declared ``feedback``: "full" (the default, when the attribute is absent) or
-    "bandit". Anything else is refused — a learner declaring ``feedback = "Bandit"`` must not run
-    as a full-information learner and see whole cost vectors."""
-    value = getattr(learner, "feedback", "full")
-    if not (isinstance(value, str) and value in FEEDBACK):
-        raise LearnerProtocolError(
-            f"{type(learner).__name__}.feedback must be one of {', '.join(map(repr, FEEDBACK))} "
-            f"(absent means 'full'), got {value!r}"
-        )
-    return value
-
-
 def as_float_array(name: str, value: Any) -> np.ndarray:
     """``value`` as a float64 array, refusing what would be converted with loss or by guesswork
     (complex numbers, strings, objects). The caller's array is never written to."""
@@ -258,220 +240,6 @@ class CostDomain:
         raise CostError(
             f"{where} must have {self.describe()}, got l1 norm {np.abs(c[row]).sum():.12g}"
         )
-
-
-def check_path(name: str, value: Any) -> Path:
-    """A file path a user gave (a ``str`` or ``os.PathLike``) as a :class:`~pathlib.Path`, refusing
-    one with a NUL byte, which no file system accepts (Python's own error is "embedded null byte")."""
-    if not isinstance(value, (str, os.PathLike)):
-        raise InvalidArgumentError(f"{name} must be a file path (a str or pathlib.Path), got {value!r} ({type(value).__name__})")
-    text = os.fspath(value)
-    if "\x00" in (text if isinstance(text, str) else text.decode("latin-1")):
-        raise InvalidArgumentError(f"{name} must be a file path without NUL bytes (no file system accepts one), got {text!r}")
-    return Path(os.fsdecode(text))
-
-
-def check_output_path(path: Any, *, what: str, suffixes: tuple[str, ...] | None = None,
-                      inputs: Sequence[Any] = (), ours: Callable[[Path], bool] | None = None,
-                      kind: str = "file") -> Path:
-    """An output file to write later, checked now — before any work — so that a long run never
-    ends in a refusal and nothing a user gave or wrote is lost (docs/evaluation.md, "Files"): a
-    supported suffix, an existing folder, write permission; if the file exists, a regular file (a
-    FIFO, a device or a terminal would be replaced by, or block on, a file of replify's: ``-``
-    writes to standard output where the command offers it) that is none of ``inputs`` (the
-    learner's and adversary's files, data, configs: links and second names resolved) and, when
-    ``ours`` is given, one that ``ours`` recognises as replify's own ``kind`` of file."""
-    p = check_path(what, path)
-    if suffixes is not None and p.suffix.lower() not in suffixes:
-        raise OutputPathError(
-            f"{what} must end in {', '.join(suffixes[:-1])} or {suffixes[-1]}; got {str(p)!r}"
-        )
-    folder = p.parent if str(p.parent) else Path(".")
-    if not folder.is_dir():
-        raise OutputPathError(f"{what} {str(p)!r}: the folder {str(folder)!r} does not exist")
-    for given in inputs:
-        if same_file(p, given):
-            raise OutputPathError(
-                f"{what} {str(p)!r} is an input of this run ({str(given)!r}); expected a new file or one of replify's "
-                f"own {kind}s: writing there would replace the input"
-            )
-    if p.exists():
-        mode = os.stat(p).st_mode  # the file a link leads to: that is what a write would replace
-        if not stat.S_ISREG(mode):
-            kind_of = ("a folder" if stat.S_ISDIR(mode) else "a FIFO (named pipe)" if stat.S_ISFIFO(mode)
-                       else "a character device (a terminal, /dev/null or /dev/stdout)" if stat.S_ISCHR(mode)
-                       else "a block device" if stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode)
-                       else "not a regular file")
-            raise OutputPathError(
-                f"{what} {str(p)!r} is {kind_of}; expected a regular file, which replify writes whole and then "
-                "renames into place" + (" (use - for standard output)" if kind != "results file" else "")
-            )
-        if not os.access(p, os.W_OK):
-            raise OutputPathError(f"{what} {str(p)!r} exists and is not a writable file")
-        if ours is not None and not ours(p):
-            raise OutputPathError(
-                f"{what} {str(p)!r} exists and is not a {kind} of replify's; replify does not replace a file it did "
-                "not write: give a new path, or move that file"
-            )
-    elif not os.access(folder, os.W_OK):
-        raise OutputPathError(f"{what} {str(p)!r}: the folder {str(folder)!r} is not writable")
-    return p
-
-
-def same_file(a: Any, b: Any) -> bool:
-    """Two paths naming one file: equal once links are resolved, or one file under two names
-    (a hard link)."""
-    if os.path.realpath(os.fspath(a)) == os.path.realpath(os.fspath(b)):
-        return True
-    try:
-        return os.path.samefile(a, b)
-    except OSError:  # one of them does not exist yet: only its resolved name can match
-        return False
-
-
-def check_next_step(t: int, horizon: int) -> None:
-    """Refuse an update beyond the horizon (``t`` steps played so far)."""
-    if t >= horizon:
-        raise HorizonError(f"update() called for step {t + 1}, past the horizon T={horizon}")
-
-
-def check_remaining(t: int, rows: int, horizon: int) -> None:
-    """Refuse a cost sequence longer than the steps left before the horizon."""
-    if t + rows > horizon:
-        raise HorizonError(f"costs has {rows} rows but only {horizon - t} steps remain before the horizon T={horizon}")
-
-
-#: integer types an action may have that are never booleans (bool is an int, and refused as an action)
-PLAIN_INTS = frozenset({int, np.int64, np.int32, np.intp, np.int16, np.int8, np.uint64, np.uint32, np.uint16, np.uint8})
-
-
-def check_action(action: Any, *, n: int, problem: str, step: int, source: str) -> Any:
-    """An experts (or contextual) action is an ``int`` in ``[0, n)``; an OLO action a finite vector
-    of shape ``(n,)``."""
-    if problem in ("experts", "contextual"):
-        # a Python or numpy integer, checked without the ABC machinery of numbers.Integral (this runs
-        # once per step for a learner stepped in Python: the ABC check was most of its time)
-        if type(action) in PLAIN_INTS and 0 <= action < n:
-            return int(action)
-        if isinstance(action, bool) or not isinstance(action, numbers.Integral) or not 0 <= action < n:
-            raise ActionError(
-                f"{source} returned action {action!r} at step {step}; "
-                f"expected an integer expert index in [0, {n})"
-            )
-        return int(action)
-    vec = np.asarray(action)
-    if vec.shape != (n,) or vec.dtype.kind not in "biuf" or not np.isfinite(vec).all():
-        raise ActionError(
-            f"{source} returned action {action!r} at step {step}; "
-            f"expected a finite real vector of shape ({n},)"
-        )
-    return vec
-
-
-class _NoCost:
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return "<required>"
-
-
-#: The default of a bandit learner's ``cost`` in ``update(action, cost)``: a call with one argument
-#: (a cost vector, as a full-information learner takes) reaches the learner, which refuses it with
-#: :func:`refuse_cost_vector_update` instead of Python's bare "missing 1 required positional argument".
-NO_COST: Any = _NoCost()
-
-
-def refuse_cost_vector_update(learner: Any, given: Any, *, step: int) -> typing.NoReturn:
-    """Refuse ``update(given)`` on a bandit learner: it takes ``(action, cost)``."""
-    shape = np.shape(given) if isinstance(given, (np.ndarray, list, tuple)) else ()
-    what = (f"a sequence of shape {shape}, a whole cost vector" if len(shape) >= 1 else
-            f"{given!r} ({type(given).__name__})")
-    raise LearnerProtocolError(
-        f"{type(learner).__name__}.update() at step {step}: a bandit learner (feedback='bandit') is updated as "
-        f"update(action, cost) — the arm act() returned and that arm's cost, one number; got one argument, {what}"
-        + ("; under bandit feedback only the played arm's cost is seen: update(action, costs[action])"
-           if len(shape) >= 1 else "")
-    )
-
-
-def check_learner(obj: Any, *, source: str) -> Any:
-    """An object that satisfies the learner protocol: callable ``act`` and ``update``, and a
-    ``feedback`` attribute, if it has one, among :data:`FEEDBACK`."""
-    missing = [m for m in ("act", "update") if not callable(getattr(obj, m, None))]
-    if missing:
-        raise LearnerProtocolError(
-            f"{source} must return a learner with callable act() and update(cost); "
-            f"got {type(obj).__name__} without {' and '.join(missing)}()"
-        )
-    feedback = check_feedback(obj)
-    act = getattr(obj, "act")
-    contextual = getattr(obj, "problem", None) == "contextual"
-    if contextual and not _takes(type(obj), act, 1):
-        raise LearnerProtocolError(
-            f"{source} returned a {type(obj).__name__} that declares problem='contextual', so it acts as act(context) "
-            f"on the step's (n, d) features; its act takes {_parameters(act)}"
-        )
-    if not contextual and not _takes(type(obj), act, 0) and _takes(type(obj), act, 1):
-        raise LearnerProtocolError(
-            f"{source} returned a {type(obj).__name__} whose act takes {_parameters(act)}, but it does not declare "
-            f"problem = 'contextual', so it would be called as act(); if it acts on a context, declare "
-            f"problem = 'contextual' and feedback = 'bandit' (docs/contextual.md)"
-        )
-    update = getattr(obj, "update")
-    if feedback == "bandit" and not _takes(type(obj), update, 2):
-        raise LearnerProtocolError(
-            f"{source} returned a {type(obj).__name__} that declares feedback='bandit', so it is updated as "
-            f"update(action, cost) — the arm it played and that arm's cost; its update takes "
-            f"{_parameters(update)}"
-        )
-    if feedback == "full" and not _takes(type(obj), update, 1) and _takes(type(obj), update, 2):
-        raise LearnerProtocolError(
-            f"{source} returned a {type(obj).__name__} without feedback = 'bandit', so it is updated as update(cost) "
-            f"with the whole cost vector; its update takes {_parameters(update)} — if it learns from the played "
-            f"arm's cost only, declare feedback = 'bandit' (docs/bandits.md)"
-        )
-    return obj
-
-
-def _takes(cls: type, method: Any, count: int) -> bool:
-    """Whether ``method`` (a learner's bound ``act`` or ``update``) can be called with ``count``
-    positional arguments; read once per class (the engine builds a learner for every run of every pair)."""
-    func = getattr(method, "__func__", None)
-    if func is not None and getattr(cls, getattr(func, "__name__", ""), None) is func:
-        return _binds(func, count + 1)  # the function itself, self included
-    try:
-        return _binds(method, count)
-    except TypeError:  # an unhashable callable: read it uncached
-        return _binds.__wrapped__(method, count)
-
-
-@functools.lru_cache(maxsize=256)
-def _binds(function: Any, count: int) -> bool:
-    try:
-        signature = inspect.signature(function)
-    except (TypeError, ValueError):  # no signature to read: let the call decide
-        return True
-    try:
-        signature.bind(*([None] * count))
-    except TypeError:
-        return False
-    return True
-
-
-def _parameters(method: Any) -> str:
-    try:
-        return f"({', '.join(p for p in inspect.signature(method).parameters)})"
-    except (TypeError, ValueError):
-        return "(unknown)"
-
-
-def check_factory(factory: Any, *, name: str) -> Any:
-    if not callable(factory):
-        raise LearnerProtocolError(
-            f"{name} must be callable (a class or function taking n, horizon, rng), "
-            f"got {factory!r} ({type(factory).__name__})"
-        )
-    return factory
 
 
 def public(func: Any) -> Any:
