@@ -233,10 +233,17 @@ class CostDomain:
         ok = in_box & (np.abs(c).sum(axis=1) <= 1.0 + L1_SLACK) if self.l1 else in_box
         row = int(np.argmin(ok))
         where = f"{name} at step {first_step + row}"
+        # a short row in full; a long one by its first offending entry (twenty floats hide the one)
         if not finite[row]:
-            raise CostError(f"{where} must be finite, got {c[row].tolist()}")
+            a = int(np.argmin(np.isfinite(c[row])))
+            got = c[row].tolist() if c.shape[1] <= 6 else f"{float(c[row, a])!r} at entry {a} of {c.shape[1]}"
+            raise CostError(f"{where} must be finite, got {got}")
         if not in_box[row]:
-            raise CostError(f"{where} must have {self.describe()}, got {c[row].tolist()}")
+            bad = (c[row] < self.low) | (c[row] > self.high)
+            a = int(np.argmax(bad))
+            got = (f"{c[row].tolist()} (entry {a}: {float(c[row, a])!r})" if c.shape[1] <= 6 else
+                   f"{float(c[row, a])!r} at entry {a} of {c.shape[1]} ({int(bad.sum())} outside)")
+            raise CostError(f"{where} must have {self.describe()}, got {got}")
         raise CostError(
             f"{where} must have {self.describe()}, got l1 norm {np.abs(c[row]).sum():.12g}"
         )

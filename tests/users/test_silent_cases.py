@@ -304,3 +304,13 @@ def test_a_sweep_config_says_which_files_from_outside_its_folder_it_will_import(
     said = err.index("imports 2 files from outside its folder")
     assert "../outside/x.py" in err[said:] and str(absolute) in err[said:] and "mine.py" not in err[said:err.index("\n", said)]
     assert said < err.index("IMPORTED")  # said before the first import runs the file's code
+
+
+def test_a_cost_outside_a_learners_domain_names_the_domain_the_step_and_the_first_value():
+    # rep-ridge takes costs in [0, 1]; on linear-gaussian with 20 arms the message printed twenty floats
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(replify.errors.CostError, match=r"at step 1 must have entries in \[0, 1\], got -?\d\.\d+ at "
+                                                           r"entry \d+ of 20 \(\d+ outside\): that is the domain RepRidge"):
+            replify.evaluate("rep-ridge", "linear-gaussian", n=20, horizon=200, pairs=2, seed=0, rho=0.1,
+                             progress=False, adversary_params={"d": 3, "contexts": "sphere"})
