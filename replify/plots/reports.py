@@ -82,7 +82,7 @@ def with_references(reports: list[Report], references: bool, where: str) -> list
              f"non-replicable baseline): its report holds {first.pairs} pair and an evaluation needs at least 2; "
              "pass their reports with it, or references=False", ReplifyWarning)
         return reports
-    build, seq, root, action_set = source
+    build, seq, root, action_set, *_ = source  # (and the learner's cost domain)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ReplifyWarning)
         probe = build(child(root, INTERNAL, 0))
