@@ -4,8 +4,10 @@ It knows pairs, draws and actions — nothing of claims (certified, calibrated, 
 ``limits`` (memory budgets and sizes, read at call time so that tests may shrink them),
 ``outcomes`` (what a group of pairs produced), ``lanes`` (the state of every lane of a group:
 cumulative costs, accounting, checkpoints), ``paths`` (the per-step, block-sum, segment and
-whole-sequence paths, and the bandit feed), ``cycles`` (the bandit block-sum path of batched
-bandit learners), ``declarations`` (an adversary's declarations held against its own draws before
+whole-sequence paths, and the bandit feed), ``played`` (bandit learners shown only the played
+arm's cost: one variate a lane and step, the other arms' totals as block sums), ``contexts`` (the
+contextual path, and what it holds an adversary that shows contexts to), ``cycles`` (the bandit
+block-sum path of batched bandit learners), ``declarations`` (an adversary's declarations held against its own draws before
 a path trusts them), ``run`` (:func:`simulate`, which picks a path), and ``dispatch`` (the pairs
 split over local processes with joblib, or a Dask cluster).
 

@@ -14,6 +14,7 @@ import numpy as np
 
 from replify.base.checks import as_float_array
 from replify.engine.declarations import declared_bounds, declared_pieces
+from replify.engine.contexts import fixed_features
 from replify.engine.lanes import _Lanes
 from replify.errors import ActionError, CostError, InvalidArgumentError
 from replify.components.bandits import is_bandit
@@ -91,7 +92,7 @@ def _cycle_lane(state: _Lanes, i: int) -> list[tuple[int, int, np.ndarray]]:
     paid, cum, counts, expected, t = 0.0, np.zeros(n), np.zeros(n), 0.0, 0
     # a contextual learner is shown the fixed contexts (docs/contextual.md)
     fixed = getattr(state.seq, "fixed_contexts", None) if is_contextual(lr) else None
-    context = None if fixed is None else state.fixed_features(fixed, int(state.seq.d))  # checked, read-only
+    context = None if fixed is None else fixed_features(state, fixed, int(state.seq.d))  # checked, read-only
     while t < horizon:
         arms, length = checked_cycle(lr.next_cycle() if context is None else lr.next_cycle(context), n=n,
                                      left=horizon - t, step=t + 1, name=name)

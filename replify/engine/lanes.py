@@ -11,7 +11,7 @@ import numpy as np
 from replify.base.checks import CostDomain, L1_SLACK, as_float_array, check_action
 from replify.engine import limits
 from replify.engine.outcomes import accumulate
-from replify.errors import ActionError, CostError, DeclarationError, InvalidArgumentError
+from replify.errors import ActionError, CostError, InvalidArgumentError
 from replify.components.bandits import BanditFeed
 from replify.components.contextual import varying_contexts
 from replify.components.blocks import BlockLearner, reduce_from
@@ -59,7 +59,7 @@ class _Lanes:
         # expected cost — the comparator of regret and pseudo-regret there; None elsewhere.
         self._fixed: np.ndarray | None = None  # an adversary's fixed_contexts, once checked
         # the means an adversary that shows contexts draws, held to its costs: per lane and arm, the
-        # running sum of cost - mean, the steps summed and the tests made so far (check_means)
+        # running sum of cost - mean, the steps summed and the tests made so far (replify.engine.contexts.check_means)
         self._mean_gap: np.ndarray | None = None
         self._mean_steps, self._mean_tests = 0, 0
         self.policy_paid: np.ndarray | None = None
@@ -107,83 +107,6 @@ class _Lanes:
             k = np.unique(np.linspace(1, -(-horizon // block) - 1, limits.DRIFT_SAMPLES).round().astype(np.int64))
             self.drift_steps = k * block
             self.drift = np.full((pairs, k.size, 2), np.nan)
-
-    def fixed_features(self, fixed: Any, d: int) -> np.ndarray:
-        """An adversary's ``fixed_contexts``, checked once: finite, of shape (n, d), read-only."""
-        if self._fixed is None:
-            x = as_float_array("the adversary's fixed_contexts", fixed)
-            if x.shape != (self.n, d) or not np.isfinite(x).all():
-                raise CostError(f"the adversary's fixed_contexts must be finite features of shape ({self.n}, {d}); "
-                                f"got shape {x.shape}")
-            x = x.copy()
-            x.flags.writeable = False
-            self._fixed = x
-            self._probe_fixed(x)
-        return self._fixed
-
-    def _probe_fixed(self, x: np.ndarray) -> None:
-        """A declaration the paths rely on, held to the adversary's own draws: the contexts its
-        ``sample_contexts`` shows at the first and last steps (drawn from a generator of their own,
-        so that no lane's draws change) must be the ``fixed_contexts`` it declares — the block-sum
-        path shows the declared ones and never draws a context."""
-        sample = getattr(self.seq, "sample_contexts", None)
-        if not callable(sample):
-            return
-        for start in sorted({0, max(0, self.horizon - 2)}):
-            stop = min(self.horizon, start + 2)
-            got = sample(np.random.default_rng(start), start, stop)
-            if isinstance(got, tuple) and len(got) == 3:
-                self.check_fixed(as_float_array("the adversary's sample_contexts(...)[0]", got[0]), start)
-
-    def check_means(self, costs: np.ndarray, means: np.ndarray, t0: int) -> None:
-        """The means an adversary shows with its contexts, held to its own costs (lanes, L, n) for
-        steps t0+1..: given each step's context a cost's mean is the mean shown, so per lane and arm
-        S = Σ (cost − mean) is a martingale. With ``cost_bounds`` of width r its increments lie in a
-        range of width r (Azuma–Hoeffding: P(|S| ≥ r·√(L·ln(2/δ)/2)) ≤ δ over L steps); with a
-        declared ``noise_scale`` σ (sub-Gaussian noise) P(|S| ≥ σ·√(2L·ln(2/δ))) ≤ δ. The k-th
-        test of a run spends δ = 10⁻⁶/(lanes·n·k(k+1)), so all of them together raise a false alarm
-        with probability at most 10⁻⁶. An adversary that declares neither is not held."""
-        lanes, rows, n = costs.shape
-        bounds = getattr(self.seq, "cost_bounds", None)
-        sigma = getattr(self.seq, "noise_scale", None)
-        width = math.inf
-        if bounds is not None:
-            width = float(bounds[1]) - float(bounds[0])
-        if self._mean_gap is None:
-            self._mean_gap = np.zeros((lanes, n))
-        self._mean_gap += (costs - means).sum(axis=1)
-        self._mean_steps += rows
-        self._mean_tests += 1
-        k, steps = self._mean_tests, self._mean_steps
-        log = math.log(2.0 * lanes * n * k * (k + 1) / 1e-6)
-        limit = width * math.sqrt(steps * log / 2.0)
-        if isinstance(sigma, (int, float, np.floating)) and math.isfinite(sigma) and sigma > 0:
-            limit = min(limit, float(sigma) * math.sqrt(2.0 * steps * log))
-        if not math.isfinite(limit):
-            return
-        worst = np.abs(self._mean_gap)
-        if (worst > limit).any():
-            i, a = (int(v) for v in np.unravel_index(int(np.argmax(worst)), worst.shape))
-            raise DeclarationError(
-                f"the adversary's means contradict its own costs: over steps 1..{t0 + rows}, arm {a}'s costs minus its "
-                f"means add up to {float(self._mean_gap[i, a]):.4g} in one run, beyond the {limit:.4g} that costs with "
-                "those means could reach but with probability 1e-6 (from its declared "
-                + ("noise_scale" if width == math.inf or (sigma and limit < width * math.sqrt(steps * log / 2.0))
-                   else "cost_bounds") + "); sample_contexts must return each step's expected costs given its context")
-
-    def check_fixed(self, contexts: np.ndarray, t0: int) -> None:
-        """Contexts an adversary that declares ``fixed_contexts`` drew for steps t0+1.., (L, n, d):
-        each must be the declared one."""
-        fixed = self._fixed
-        if fixed is None or contexts.shape[1:] != fixed.shape:
-            return
-        differs = ~(contexts == fixed).all(axis=(1, 2))
-        if differs.any():
-            t = int(np.argmax(differs))
-            raise DeclarationError(
-                f"the adversary declares fixed_contexts (the same features at every step), but its sample_contexts "
-                f"shows other contexts at step {t0 + t + 1} (largest difference {float(np.abs(contexts[t] - fixed).max()):.3g}); "
-                "declare fixed_contexts only for an adversary whose contexts never change")
 
     def start_blocks(self) -> None:
         """The first block's actions. Only for block learners, whose act() is idempotent: a

@@ -59,7 +59,8 @@ from replify.engine.declarations import AUDIT_SLOT, audit
 from replify.engine.lanes import _Lanes, _block_class
 from replify.engine.outcomes import Outcomes
 from replify.engine.cycles import cycle_learners, _cycles
-from replify.engine.paths import _contextual, _fast, _pair_by_pair, _per_step, _segment_learners
+from replify.engine.contexts import _contextual
+from replify.engine.paths import _fast, _pair_by_pair, _per_step, _segment_learners
 from replify.errors import InvalidArgumentError, ReplifyWarning
 from replify.base.randomness import DATA, INTERNAL, MIXED, Streams, child
 
