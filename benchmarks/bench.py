@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 import replify
-from replify.components.bandits import BanditLanes, LaneBandit
+from replify.components.bandit_lanes import BanditLanes, LaneBandit
 from replify.base.randomness import DATA, INTERNAL, child, seed_sequence
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))

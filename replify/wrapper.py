@@ -20,7 +20,8 @@ import numpy as np
 from replify.base.checks import CostDomain, check_action, check_factory, check_int, check_learner, check_rho, public
 from replify.errors import InvalidArgumentError, LearnerProtocolError
 from replify.guarantees.theory import BanditConversionParams, FrameworkParams, bandit_conversion_params, certified_eps, framework_params
-from replify.components.bandits import ExploringBandit, is_bandit
+from replify.components.bandits import is_bandit
+from replify.components.exploring import ExploringBandit
 from replify.components.blocks import BlockLearner
 from replify.components.grid import grid_point
 from replify.plugins.factory import check_accepts

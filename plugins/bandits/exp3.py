@@ -25,7 +25,7 @@ import numpy as np
 
 import replify
 from replify.base.checks import check_positive
-from replify.components.bandits import BanditLanes, LaneBandit
+from replify.components.bandit_lanes import BanditLanes, LaneBandit
 from replify.components.doubling import DOUBLING_FACTOR, epoch_of
 
 

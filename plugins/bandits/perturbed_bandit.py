@@ -92,7 +92,7 @@ import numpy as np
 
 import replify
 from replify.base.checks import check_int, check_rho
-from replify.components.bandits import ExploringBandit, exploration_schedule
+from replify.components.exploring import ExploringBandit, exploration_schedule
 from replify.errors import InvalidArgumentError
 from replify.guarantees.certificates import certify, gumbel_bandit_bound, gumbel_eps
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 import replify
-from replify.components.bandits import BanditLanes, LaneBandit
+from replify.components.bandit_lanes import BanditLanes, LaneBandit
 
 
 #: Variates drawn ahead per lane at a time: the proposals of up to this many (and at most 64) steps.

@@ -24,7 +24,7 @@ import numpy as np
 
 import replify
 from replify.base.checks import check_positive
-from replify.components.bandits import BanditLanes, LaneBandit
+from replify.components.bandit_lanes import BanditLanes, LaneBandit
 
 
 def regret_bound(*, horizon: int, n: int, sigma: float | None = None) -> float | None:

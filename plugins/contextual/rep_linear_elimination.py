@@ -78,7 +78,7 @@ import replify
 from replify.base.checks import (
     NO_COST, CostDomain, as_float_array, check_int, check_next_step, check_positive, check_rho, refuse_cost_vector_update,
 )
-from replify.components.bandits import MAX_BATCH
+from replify.components.exploring import MAX_BATCH
 from replify.components.describe import Described
 from replify.errors import ActionError, CostError, HorizonError, InvalidArgumentError, LearnerProtocolError
 from replify_plugins.bandits.rep_gap_elimination import GapParams, PhaseModel, phase_schedule

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from replify.base.checks import as_float_array
-from replify.components.bandits import LaneFeed, lane_form
+from replify.components.bandit_lanes import LaneFeed, lane_form
 from replify.components.blocks import reduce_from
 from replify.components.contextual import ContextFeed, ContextLaneFeed, is_contextual, varying_contexts
 from replify.engine import limits

@@ -9,7 +9,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from replify.components.bandits import offers_lanes
+from replify.components.bandit_lanes import offers_lanes
 from replify.engine.outcomes import Outcomes
 from replify.engine.run import simulate
 from replify.errors import InvalidArgumentError, ReplifyWarning

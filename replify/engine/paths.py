@@ -12,7 +12,8 @@ from replify.engine import limits
 from replify.engine.lanes import _Lanes, _check_decided
 from replify.engine.outcomes import accumulate, step_costs
 from replify.errors import ActionError, CostError, InvalidArgumentError
-from replify.components.bandits import BanditFeed, LaneFeed, is_bandit, lane_form
+from replify.components.bandits import BanditFeed, is_bandit
+from replify.components.bandit_lanes import LaneFeed, lane_form
 from replify.engine.played import Drawn, PlayedArms, played_law
 from replify.components.blocks import block_ends, fold_blocks, reduce_from
 from replify.components.mixtures import sample_by_inversion

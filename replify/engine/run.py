@@ -52,7 +52,8 @@ import attrs
 import numpy as np
 
 from replify.base.checks import CostDomain, check_features, check_learner
-from replify.components.bandits import is_bandit, offers_lanes
+from replify.components.bandits import is_bandit
+from replify.components.bandit_lanes import offers_lanes
 from replify.components.contextual import is_contextual, shows_contexts, varying_contexts
 from replify.engine import limits
 from replify.engine.declarations import AUDIT_SLOT, audit

@@ -15,7 +15,7 @@ import attrs
 from replify.base.checks import check_int, check_positive, check_rho, public
 from replify.errors import BlockSizeWarning, InvalidArgumentError, ReplicabilityWarning, warn
 from replify.guarantees.certificates import UnionBound, certify, drift_l1, radius_l1, sqrt_sum
-from replify.components.bandits import exploration_schedule
+from replify.components.exploring import exploration_schedule
 from replify.components.blocks import BlockParams, n_blocks
 from replify.plugins.registry import registry
 

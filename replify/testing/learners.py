@@ -15,7 +15,8 @@ import numpy as np
 from replify.base.checks import CostDomain, check_action, check_feedback, check_int, check_rho
 from replify.base.checks import check_learner as check_protocol
 from replify.errors import ActionError, InvalidArgumentError, ReplifyWarning
-from replify.components.bandits import is_bandit, lane_form
+from replify.components.bandits import is_bandit
+from replify.components.bandit_lanes import lane_form
 from replify.components.contextual import DRAW_BLOCK, is_contextual
 from replify.engine.cycles import checked_cycle
 from replify.plugins.registry import registry

@@ -9,10 +9,10 @@ import pytest
 import typeguard
 
 import replify
-import replify.components.bandits as bandits
+import replify.components.bandit_lanes as bandit_lanes
 import replify.engine.paths as paths
 import replify.engine.run as run
-from replify.components.bandits import BanditLanes, LaneBandit
+from replify.components.bandit_lanes import BanditLanes, LaneBandit
 from replify.engine import limits as engine  # the engine's sizes, which tests shrink
 from replify.errors import ActionError, LearnerProtocolError
 from replify.testing import check_lanes_equal_stepping
@@ -221,8 +221,8 @@ def test_lanes_refuse_what_the_protocol_forbids():
         form.act()
     # learners built differently (another sigma) are not stacked: the engine steps them alone
     mixed = [replify.make("ucb1", n=3, horizon=9, seed=0), replify.make("ucb1", n=3, horizon=9, seed=0, sigma=2.0)]
-    assert bandits.lane_form(mixed) is None
-    assert bandits.lane_form([replify.make("ucb1", n=3, horizon=9, seed=0), replify.make("exp3", n=3, horizon=9, seed=0)]) is None
+    assert bandit_lanes.lane_form(mixed) is None
+    assert bandit_lanes.lane_form([replify.make("ucb1", n=3, horizon=9, seed=0), replify.make("exp3", n=3, horizon=9, seed=0)]) is None
 
 
 # -- Thompson sampling's posterior draws ---------------------------------------------------------
