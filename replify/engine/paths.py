@@ -101,8 +101,26 @@ def _whole_numbers(
     ``limit`` (2^53 / T: then every sum of up to T of them is an exact integer, in any order)."""
     if not (-limit < low and high < limit):  # NaN fails too
         return False
+    head = rows[:64]  # a slice of fractional costs shows it in its first rows: no full pass then
+    if not np.equal(np.rint(head), head).all():
+        return False
     np.rint(rows, out=scratch)
     return bool(np.equal(scratch, rows, out=same).all())
+
+
+#: 1.0's bit pattern (0.0's is all zeros)
+_ONE_BITS = np.float64(1.0).view(np.uint64)
+
+
+def _zeros_and_ones(rows: np.ndarray, same: np.ndarray, other: np.ndarray) -> bool:
+    """Every entry 0.0 or 1.0, judged on the bit patterns (two comparisons in cache): such a slice
+    lies in a domain [0, high ≥ 1] and is whole, so it needs neither the domain's pass nor the
+    whole-number test. Anything else (-0.0 included) answers False, and the slice is judged as
+    before."""
+    bits = rows.view(np.uint64)
+    np.equal(bits, _ONE_BITS, out=same)
+    np.equal(bits, 0, out=other)
+    return bool(np.logical_or(same, other, out=same).all())
 
 
 def _whole_blocks(state: _Lanes, block_cls: type, rows: int, any_order: bool) -> None:
@@ -126,13 +144,19 @@ def _whole_blocks(state: _Lanes, block_cls: type, rows: int, any_order: bool) ->
     top = None
     if d is not None and d.low == 0.0 and not d.l1 and 0.0 <= d.high < limit:
         top = np.float64(d.high).view(np.uint64)
+    # 0/1 costs (Bernoulli draws, the common case) in a domain [0, high >= 1]: one test for both
+    zero_one = top is not None and d.high >= 1.0
+    other = np.empty_like(same) if zero_one else None
     for i in range(lanes):
         full = state.full_rows(i, check=False)
         done = 0  # blocks ended so far in this lane
         for t0 in range(0, horizon, rows):
             t1 = min(horizon, t0 + rows)
             chunk = full[t0:t1]
-            if top is not None and chunk.view(np.uint64).max() <= top:
+            whole = zero_one and _zeros_and_ones(chunk, same[: t1 - t0], other[: t1 - t0])
+            if whole:
+                low, high = 0.0, 1.0
+            elif top is not None and chunk.view(np.uint64).max() <= top:
                 low, high = 0.0, d.high  # bounds rather than extrema: enough for the whole-number test
             else:
                 low, high = float(chunk.min()), float(chunk.max())
@@ -140,7 +164,7 @@ def _whole_blocks(state: _Lanes, block_cls: type, rows: int, any_order: bool) ->
             # A slice of whole numbers (0/1 costs, say) sums exactly in any order: BLAS then gives
             # the sequential sums bit for bit, several times faster — the check costs two passes
             # in cache.
-            exact = any_order or _whole_numbers(chunk, scratch[: t1 - t0], same[: t1 - t0], low, high, limit)
+            exact = any_order or whole or _whole_numbers(chunk, scratch[: t1 - t0], same[: t1 - t0], low, high, limit)
             cut = block_ends(t0, t1, b, horizon)
             s_i, tot_i, acc_i = fold_blocks(chunk[None], state.cum[i : i + 1], state.acc[i : i + 1], cut - t0, b, exact)
             sums[i, done : done + cut.size], totals[i, done : done + cut.size] = s_i[0], tot_i[0]
