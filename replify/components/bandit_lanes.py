@@ -227,31 +227,64 @@ class LaneFeed:
         cost for lane i's arm a is ``scale·[U < loc[t, a]]`` (``"bernoulli"``) or ``loc[t, a] +
         scale·Z`` (``"normal"``), from the lane's variate of the step (``variates``: (lanes, L))."""
         lanes, rows = variates.shape
-        n = self.n
+        n, obj = self.n, self.lanes
         arms_out = np.empty((rows, lanes), dtype=np.int64)
         paid = np.empty((rows, lanes))
-        act, update = self.lanes.act, self.lanes.update
+        # replify's own lane objects are stepped through their _choose and _learn (act and update
+        # only wrap them, with checks the engine makes itself: it plays exactly T steps, in order)
+        own = (isinstance(obj, BanditLanes) and type(obj).act is BanditLanes.act and type(obj).update is BanditLanes.update
+               and not {"act", "update"} & vars(obj).keys())  # (nor on the object itself)
+        act, update = (obj._choose, obj._learn) if own else (obj.act, obj.update)
+        offsets = obj._offsets if own else 0
         flat_loc = loc.reshape(-1)
         step = n if loc.shape[0] > 1 else 0  # one row: the same law at every step of the chunk
         u = np.ascontiguousarray(variates.T)  # (L, lanes): a step's variates in one row
         bernoulli = kind == "bernoulli"
-        for t in range(rows):
-            arms = act()
-            if not (type(arms) is np.ndarray and arms.shape == (lanes,) and arms.dtype == np.int64
-                    and arms.view(np.uint64).max() < n):
-                arms = self._checked(arms, lanes, t0 + t + 1)
-            arms_out[t] = arms
-            p = flat_loc.take(arms + t * step) if step else flat_loc.take(arms)
-            seen = paid[t]
-            if bernoulli:
-                np.less(u[t], p, out=seen, casting="unsafe")  # 0.0 / 1.0
-                if scale != 1.0:
-                    seen *= scale
-            else:
-                np.multiply(u[t], scale, out=seen)
-                seen += p
-            update(arms, seen.copy())  # kept before the learner sees it: it may write into what it is given
+        t = 0
+        try:
+            for t in range(rows):
+                if own:  # (an arm chosen before the first step — at build, say — is the step's own)
+                    arms = obj._arms
+                    if arms is None:
+                        arms = act()
+                    else:
+                        obj._arms = None
+                else:
+                    arms = act()
+                # the type, shape and dtype each step; the range of every arm once a chunk, below (an arm
+                # out of range raises on the way, or is found there before anything it produced is used)
+                if not (type(arms) is np.ndarray and arms.shape == (lanes,) and arms.dtype == np.int64):
+                    arms = self._checked(arms, lanes, t0 + t + 1)
+                arms_out[t] = arms
+                p = flat_loc.take(arms + t * step) if step else flat_loc.take(arms)
+                seen = paid[t]
+                if bernoulli:
+                    np.less(u[t], p, out=seen, casting="unsafe")  # 0.0 / 1.0
+                    if scale != 1.0:
+                        seen *= scale
+                else:
+                    np.multiply(u[t], scale, out=seen)
+                    seen += p
+                # a copy: kept before the learner sees it, as it may write into what it is given
+                if own:
+                    update(offsets + arms, seen.copy())
+                    obj.t += 1
+                else:
+                    update(arms, seen.copy())
+        except Exception:  # an arm out of range may be what made it fail: said as such, if so
+            self._range(arms_out[:t], t0)
+            if isinstance(arms, np.ndarray) and arms.shape == (lanes,):
+                self._checked(arms, lanes, t0 + t + 1)
+            raise
+        self._range(arms_out, t0)
         return arms_out.T.copy(), paid.T.copy()
+
+    def _range(self, arms: np.ndarray, t0: int) -> None:
+        """Every arm of ``arms`` ((steps, lanes), steps t0+1..) in [0, n), or the first that is not
+        refused with its step and lane (a negative arm is a huge unsigned one)."""
+        if arms.size and arms.view(np.uint64).max() >= self.n:
+            t = int(np.argwhere(arms.view(np.uint64) >= self.n)[0][0])
+            self._checked(arms[t], arms.shape[1], t0 + t + 1)
 
     def _checked(self, arms: Any, lanes: int, step: int) -> np.ndarray:
         a = np.asarray(arms)
