@@ -9,8 +9,10 @@ restarts with η_m = sqrt(2 ln n / (n 2^m)); its regret is at most (√2/(√2 �
 Both draw from their own generator every step: not replicable.
 
 **As computed.** The log-weights −η L̂(a) are kept — only the played arm's changes, by −η ĉ_t(a_t) —
-and p_t = w / Σ w with w = exp(−η L̂ + η min L̂), the largest weight 1 (nothing overflows or
-underflows to an all-zero row, whatever η). Each step's arm is drawn by
+and so are the weights w = exp(−η L̂ − s), one exponential a step for the arm that changed;
+p_t = w / Σ w. The shift s is the largest log-weight when the weights were last rescaled: they
+only fall, and once they sum below 2^−500 they are rescaled to a largest weight of 1 (nothing
+overflows or underflows to an all-zero row, whatever η). Each step's arm is drawn by
 inversion of the cumulative weights with one uniform of the learner's generator, the uniforms
 drawn ahead in blocks (the same stream as one draw a step). :class:`Exp3Lanes` does this for
 every lane of an evaluation at once (the lane-batched form of :mod:`replify.components.bandits`);
@@ -55,11 +57,16 @@ UNIFORM_BLOCK = 1024
 #: below 2^-60).
 SMALLEST_UNIFORM = 2.0**-60
 
+#: A lane whose weights sum below this is rescaled (its largest weight made 1): far from underflow.
+RESCALE_BELOW = 2.0**-500
+
 
 class Exp3Lanes(BanditLanes):
-    """Exp3 on many lanes at once: each lane's log-weights −η L̂, and its uniforms drawn ahead."""
+    """Exp3 on many lanes at once: each lane's log-weights −η L̂, its weights exp(−η L̂ − shift)
+    kept as they change (only the played arm's, one exponential a lane and step), and its uniforms
+    drawn ahead."""
 
-    per_lane = ("log_weights", "_uniforms", "_weights", "_total")
+    per_lane = ("log_weights", "_uniforms", "_weights", "_shift", "_total")
     shared = ("eta", "doubling", "_next")
 
     def __init__(self, *, n: int, horizon: int, rng: np.random.Generator, eta: float | None, doubling: bool) -> None:
@@ -68,7 +75,11 @@ class Exp3Lanes(BanditLanes):
         self.log_weights = np.zeros((1, n))  # −η L̂, since the (epoch's) start
         self._uniforms = np.empty((1, 0))  # this block's uniforms, one a step; _next: the next one's column
         self._next = 0
-        self._weights = np.ones((1, n))  # this step's weights, the largest 1, and their sum
+        # w = exp(log_weights − shift): the shift is a lane's largest log-weight when its weights were
+        # last rescaled (log-weights only fall, so w ≤ 1, and a lane whose weights sum below
+        # RESCALE_BELOW is rescaled to a largest weight of 1 again: nothing underflows to all zeros)
+        self._weights = np.ones((1, n))
+        self._shift = np.zeros(1)
         self._total = np.full(1, float(n))
 
     def rate(self, step: int) -> float:
@@ -81,22 +92,33 @@ class Exp3Lanes(BanditLanes):
         step = self.t + 1
         if self.doubling and step > 1 and epoch_of(step) != epoch_of(step - 1):  # a new epoch: restart
             self.log_weights[:] = 0.0
+            self._weights[:] = 1.0
+            self._shift[:] = 0.0
         if self._next == self._uniforms.shape[1]:
             size = min(UNIFORM_BLOCK, self.horizon - self.t)
             self._uniforms = np.maximum(np.stack([rng.random(size) for rng in self.rngs]), SMALLEST_UNIFORM)
             self._next = 0
         u = self._uniforms[:, self._next]
         self._next += 1
-        # weights relative to the largest (which is 1): the sum is at least 1, nothing overflows
-        w = np.exp(self.log_weights - self.log_weights.max(axis=1, keepdims=True))
-        cdf = np.cumsum(w, axis=1)
-        self._weights, self._total = w, cdf[:, -1]
+        cdf = np.cumsum(self._weights, axis=1)
+        total = cdf[:, -1]
+        if total.min() < RESCALE_BELOW:  # a lane's weights fell far: its largest weight made 1 again
+            low = total < RESCALE_BELOW
+            lw = self.log_weights[low]
+            self._shift[low] = lw.max(axis=1)
+            self._weights[low] = np.exp(lw - self._shift[low][:, None])
+            cdf = np.cumsum(self._weights, axis=1)
+            total = cdf[:, -1]
+        self._total = total
         # inversion: the first arm whose cumulative weight reaches u·Σw (u < 1, so the last one does)
-        return (cdf >= (u * self._total)[:, None]).argmax(axis=1)
+        return (cdf >= (u * total)[:, None]).argmax(axis=1)
 
     def _learn(self, flat: np.ndarray, costs: np.ndarray) -> None:
-        p = self._weights.take(flat) / self._total  # p_t(a_t) > 0: an arm of weight 0 is never drawn
-        self.log_weights.put(flat, self.log_weights.take(flat) - self.rate(self.t + 1) * (costs / p))
+        w = self._weights.take(flat)
+        p = w / self._total  # p_t(a_t) > 0: an arm of weight 0 is never drawn
+        lw = self.log_weights.take(flat) - self.rate(self.t + 1) * (costs / p)
+        self.log_weights.put(flat, lw)
+        self._weights.put(flat, np.exp(lw - self._shift))
 
 
 class Exp3(LaneBandit):
