@@ -111,6 +111,35 @@ def replify_warnings_are_errors():
         yield
 
 
+# -- the two tiers ----------------------------------------------------------------------------------
+# The default tier (``python -m pytest``) covers every public behaviour in about two minutes; the full
+# tier (``python -m pytest --full``, what CI runs) adds the tests marked ``slow``: the long statistical
+# tests, the attacks with many pairs, the long command-line demos, the documentation's blocks, figures,
+# site build and render in Chromium. A slow test keeps its assertions; each behaviour it covers keeps a
+# faster test in the default tier. ``python -m pytest -m slow --full`` runs the full tier's own tests
+# alone.
+
+FULL_COMMAND = "python -m pytest --full"
+
+
+def pytest_addoption(parser):
+    parser.addoption("--full", action="store_true", default=False,
+                     help="run the full tier: the tests marked slow too (what CI runs)")
+
+
+def pytest_collection_modifyitems(config, items):
+    if config.getoption("full"):
+        return
+    skip = pytest.mark.skip(reason=f"slow: in the full tier, which `{FULL_COMMAND}` runs")
+    for item in items:
+        if item.get_closest_marker("slow") is not None:
+            item.add_marker(skip)
+
+
+def _skipped(item):
+    return item.get_closest_marker("slow") is not None and not item.config.getoption("full")
+
+
 # -- tests whose work is one long subprocess, run ahead in the background ---------------------------
 # A test marked early_subprocess(argv, cwd=None, timeout=600) checks the result of one command. Once
 # the session's tests are collected, the commands of the selected ones are run one after another by a
@@ -118,6 +147,9 @@ def replify_warnings_are_errors():
 # early_subprocess fixture returns the command finished, as subprocess.run(argv, capture_output=True,
 # text=True, cwd=cwd, timeout=timeout) would (a TimeoutExpired is raised in the test). A command not
 # yet started when its test runs is run by the test itself, so a test run on its own is unchanged.
+# Under pytest-xdist (addopts: -n 2) the controller collects nothing and each worker collects every
+# test but runs only some, so nothing runs ahead: each command runs in its own test, on its worker's core.
+# A test skipped in the default tier (marked slow, without --full) queues nothing.
 # cwd=TEMP_DIR runs the command in a new empty directory (argv naming its files relatively), whose
 # path is the result's ``cwd`` attribute. Tests whose markers are equal share one run; each gets its
 # result from the fixture. Commands see the environment and working directory of collection time.
@@ -219,7 +251,7 @@ def pytest_collection_finish(session):
     queue = []
     for item in session.items:
         marker = item.get_closest_marker("early_subprocess")
-        if marker is not None and _early_key(marker) not in _early:
+        if marker is not None and not _skipped(item) and _early_key(marker) not in _early:
             queue.append(_early_command(marker))
     if queue:
         _early_thread = threading.Thread(target=lambda: [c.run() for c in queue if c.claim()], daemon=True)

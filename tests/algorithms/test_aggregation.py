@@ -107,7 +107,9 @@ def test_batch_run_equals_stepping_across_epochs(name):
     assert np.array_equal(np.concatenate(parts), stepped)
 
 
-@pytest.mark.parametrize("name", ["ewa", "ewa-doubling", "ml-poly", "boa"])
+# ml-poly and boa in the full tier (their rules by hand above, their conformance in tests/algorithms/test_testing.py)
+@pytest.mark.parametrize("name", ["ewa", "ewa-doubling", pytest.param("ml-poly", marks=pytest.mark.slow),
+                                  pytest.param("boa", marks=pytest.mark.slow)])
 def test_aggregation_rules_learn_and_are_not_replicable(name):
     # On iid costs with means 0.3..0.7, constant's expected regret is T (0.5 - 0.3) = 400 at
     # T = 2000; every rule learns (regret below a quarter of it on these fixed seeds). The two

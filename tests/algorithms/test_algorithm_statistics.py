@@ -20,6 +20,7 @@ def hoeffding(k, outcomes, false_alarm=1e-6, samples=1):
     return math.sqrt(math.log(2 * outcomes * samples / false_alarm) / (2 * k))
 
 
+@pytest.mark.slow
 def test_fllb_and_ftplb_choose_with_the_same_law_at_a_transition():
     # The paper's remark: FLLB's grid point and FTPLB's c_0 + c_{1:t-1} are both uniform on the
     # cube c_{1:t-1} + [0, 1/eps)^n, so the action at a transition has the same law.
@@ -75,6 +76,7 @@ def exact_argmin_law(L, eps, cutoff=400):
     return law
 
 
+@pytest.mark.slow
 def test_ftplb_star_chooses_the_expert_with_the_independently_computed_law():
     # k = 6000 draws: every frequency within sqrt(ln(2*3/1e-6) / (2k)) = 0.036 of the exact law (0.73, 0.19,
     # 0.08), except with probability 1e-6 (a law off by half its smallest cell is caught)
@@ -164,6 +166,7 @@ class LazyLeaderTrap:
         return c
 
 
+@pytest.mark.slow
 def test_fll_and_ftpl_are_not_replicable_but_fllb_is():
     T, rho, pairs = 10_000, 0.1, 200
     trap = LazyLeaderTrap(T)

@@ -182,6 +182,7 @@ def elimination(arms, theta, *, horizon, pairs, rho, sigma=0.1, seed=0, **kw):
                             adversary_params={"d": d, "arms": arms, "theta": theta, "sigma": sigma}, **kw)
 
 
+@pytest.mark.slow
 def test_attack_two_antipodal_arms_whose_gap_sits_high_in_the_first_range():
     # The worst attack found (an independent review tried gaps spread over a range, duplicates,
     # rank-deficient and d > n features): two arms x = -1 and +1 on one axis, their gap 0.9 of the
@@ -207,6 +208,7 @@ def test_attack_two_antipodal_arms_whose_gap_sits_high_in_the_first_range():
     np.array([[0.0, 0.0, 1.0], [0.2, 0.0, 2.0], [0.4, 0.0, 3.0]]),          # collinear means, d > rank
     np.array([[0.1, 0.0, 0.0, 0.0, 0.0], [0.0, 0.3, 0.0, 0.0, 0.0]]),       # d > n
 ])
+@pytest.mark.slow
 def test_attack_ties_collinear_arms_and_more_dimensions_than_arms(arms):
     # Default target rho = 0.1: a pair parts far less often than the bound allows (refuted only
     # by an exact tail at level 1e-6), and the learner ends on a best arm.
@@ -263,6 +265,7 @@ class SignContexts(ChunkedSequence):
         return self.sample_contexts(rng, start, stop)[1]
 
 
+@pytest.mark.slow
 def test_attack_rep_ridge_where_its_estimate_varies_most():
     # lam = 1e4: the Efron–Stein step is nearly tight when the regulariser dominates. Measured
     # 0.065 against the bound 0.1 at rho = 0.1 over 1500 pairs: bound / measured 1.55 (1.70 over

@@ -89,6 +89,7 @@ def test_explorations_are_shared_and_uniform_and_the_rest_plays_the_commit():
 
 
 
+@pytest.mark.slow
 def test_the_certificate_survives_coins_ties_switches_and_drift():
     # Measured (seed 1): the balanced coin parts 0.076 [0.060, 0.094] of 1 000 pairs at T = 2e4 (1.32), ten
     # tied arms 0.062 [0.048, 0.079] (1.6), a best arm that changes over four pieces 0.070 [0.047, 0.100] of
@@ -209,6 +210,7 @@ def test_wrap_refuses_what_the_bandit_form_cannot_take(kwargs, error, words):
     assert words in str(info.value)
 
 
+@pytest.mark.slow
 def test_the_conversions_certificate_survives_its_worst_internal_learner():
     # The internal learner that hashes everything it was fed (replify.experiments.audit.HistoryHash) plays
     # unrelated actions once any fed vector differs (equal with probability 1/n a block): the grid bound's own

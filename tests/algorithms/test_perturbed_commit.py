@@ -132,6 +132,7 @@ def test_bad_schedules_are_refused_by_name(kwargs, words):
 
 
 
+@pytest.mark.slow
 def test_the_certificate_survives_the_balanced_coin_and_ties():
     # Measured (4 000 pairs, seed 1): the coin parts 0.080 [0.072, 0.089] at T = 1e4 and 0.078
     # [0.070, 0.087] at 1e6 (bound / attack 1.25 and 1.28); ten tied experts 0.053 [0.043, 0.063] at
@@ -143,6 +144,7 @@ def test_the_certificate_survives_the_balanced_coin_and_ties():
     assert certificate_ratio(tied) < 2.5, tied.rho_hat
 
 
+@pytest.mark.slow
 def test_the_certificate_survives_laws_that_change_at_the_decision():
     # Costs that are not identically distributed: a leader that crosses exactly at the first decision
     # (switching means, so the expected cumulative gap is 0 there: the lazy-leader shape within

@@ -127,6 +127,7 @@ def test_a_given_schedule_keeps_both_certificates():
     assert replify.make("race-hedge", n=1_000, horizon=2, seed=0, rho=0.1).params.regret_bound == 2.0
 
 
+@pytest.mark.slow
 def test_the_certificate_survives_the_coin_and_it_learns():
     # The balanced coin (n = 2), the race's maximal coupling: measured 0.075 of 600 pairs, bound / attack
     # 1.3. The README's spread at T = 1e6 (n = 10): pseudo-regret / constant's 0.35 [0.31, 0.40] over 200

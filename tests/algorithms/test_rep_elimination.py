@@ -142,6 +142,7 @@ def test_the_certified_learner_learns_a_large_gap_and_commits():
     assert float(r.pseudo_regret.mean()) < 0.6 * float(c.pseudo_regret.mean())
 
 
+@pytest.mark.slow
 def test_stress_does_not_refute_the_certified_grid_on_any_family():
     # the stress suite's worst adversary at T = 3000, n = 4; refutes() asks for an exact binomial
     # p-value below 1e-3 against rho = 0.2

@@ -61,6 +61,7 @@ def parted(means, horizon, pairs, seed, **kw):
 T2 = 2 * 10**5
 
 
+@pytest.mark.slow
 def test_one_arm_in_the_middle_of_a_range_at_the_largest_variance():
     # n = 2 at phase 2, the gap in the middle of the threshold range, both means near 1/2: the
     # case the per-arm charge is written for. E|G - G'| is about sqrt(2/pi)/sqrt(n_p) there,
@@ -75,6 +76,7 @@ def test_one_arm_in_the_middle_of_a_range_at_the_largest_variance():
     assert k >= binomial_upper(m, report.params["rho_bound"] / 8)
 
 
+@pytest.mark.slow
 def test_every_arm_inside_one_range_spread_and_at_its_edges():
     # n = 6 at phase 2 of T = 10^7: five arms inside phase 2's widened range, two of them at its
     # very edges, three spread between (so that the threshold can fall near one arm at a time)
@@ -88,6 +90,7 @@ def test_every_arm_inside_one_range_spread_and_at_its_edges():
     assert k < binomial_upper(m, report.params["rho_bound"])
 
 
+@pytest.mark.slow
 def test_exact_ties_and_gaps_on_the_range_ends():
     horizon = 10**6
     p = gap_parameters(horizon=horizon, n=4, rho=0.1)
@@ -108,6 +111,7 @@ def test_the_attack_refutes_a_false_claim():
     assert k >= binomial_upper(m, 0.1)
 
 
+@pytest.mark.slow
 def test_the_block_sum_path_has_the_law_of_the_per_step_path():
     # A shortened schedule (decisions within T = 3000) on means where pairs part often. m pairs per
     # path; two-sample bounds with total false-alarm 1e-6 as in the engine's own law test:
@@ -281,6 +285,7 @@ def test_a_replay_too_large_to_hold_is_refused_by_name():
         report.replay(0)
 
 
+@pytest.mark.slow
 def test_a_piecewise_iid_adversary_takes_the_block_sum_path_with_its_law():
     # switching-bernoulli declares the steps where its law changes: batches are cut there too, and
     # each piece's pulls drawn inside it. Two-sample bounds at total false-alarm 1e-6, as above.
@@ -358,6 +363,7 @@ def test_adversary_declarations_are_checked():
                              fast_path=True, progress=False)
 
 
+@pytest.mark.slow
 def test_its_iid_certificate_does_not_cover_costs_whose_law_changes():
     # The charge-once argument needs each arm's gap to stay put. A switching adversary that puts arm 1's
     # gap just above the bottom of every phase's threshold range (two standard deviations of the phase's

@@ -55,6 +55,7 @@ def test_anytime_arguments_are_checked():
         replify.anytime("ftplb-star", rho=0.1, n=3, seed=0, first_epoch=1)
 
 
+@pytest.mark.slow
 def test_the_anytime_certificate_survives_ties_and_the_wrapped_audit():
     # The certificate (rho for every T) against the hardest adversaries we have: two-way ties for the
     # leader, and random signs for the wrapped Hedge (every grid difference moves its weights). The

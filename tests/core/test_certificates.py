@@ -23,6 +23,7 @@ ALPHA = 1e-6
 
 
 @pytest.mark.parametrize("n", [2, 64])
+@pytest.mark.slow
 def test_block_certificates_survive_their_adversarial_audit(n):
     audits = audit_certificates(["wrap-linf", "wrap-l1", "fllb", "ftplb-star"], n=n, horizon=20_000, rho=0.1,
                                 block_size=1_000, pairs=300, seed=1)
@@ -147,6 +148,7 @@ def test_the_sharper_geometric_bound_holds_exactly_for_given_costs(n):
     assert tightest > 0.3  # the cases reach the bound's scale: the check is not vacuous
 
 
+@pytest.mark.slow
 def test_the_sharper_certificate_doubles_the_certified_eps_and_its_sweep_attack_stays_below():
     # The threshold sweep (replify.experiments.audit.ThresholdSweep) makes the union over transitions
     # nearly an equality at n = 2. At the certified eps for rho = 0.1 it parts 0.065 of 3 000 pairs
@@ -164,6 +166,7 @@ def test_the_sharper_certificate_doubles_the_certified_eps_and_its_sweep_attack_
     assert old > 0.19 and old / a.rho_hat > 3.0  # the old certificate: more than 3x the attack
 
 
+@pytest.mark.slow
 def test_iid_experts_certificate_against_the_balanced_coin():
     # iid-experts at its default, our certified schedule at rho = 0.1, on the coin with bias 1/2 (c = (b, 1 - b):
     # the largest variance of the experts' cost difference, 1 a step, and a gap whose mean stays where the

@@ -240,6 +240,7 @@ def test_wrap_refuses_a_bandit_learner_and_says_why():
             replify.wrap(learner, n=3, horizon=100, rho=0.1, seed=0, block_size=10)
 
 
+@pytest.mark.slow
 def test_stress_and_the_sequential_test_work_unchanged_for_bandit_learners():
     # blocked-bandit at T = 2000, n = 4, B = 200, gamma = 0.3: the runs' estimates differ by about
     # n sqrt(2 t n / gamma) ~ 900 in l1 at a block end, so a grid of spacing 1/eps = 1000 parts most

@@ -49,6 +49,7 @@ def test_step_disagreement_matches_a_hand_count_per_step_and_per_block():
         assert lo <= report.max_step_disagreement <= hi
 
 
+@pytest.mark.slow
 def test_the_max_step_interval_covers_at_its_level():
     # The simultaneous interval must cover max_t P(a_t != a'_t). On a learner whose per-block
     # disagreement rates we know exactly, we check coverage over 60 seeded repetitions: with

@@ -114,6 +114,7 @@ def test_olo_per_step_path_is_bit_identical_to_stepping(monkeypatch):
     assert np.array_equal(report.regret, ref[3]) and np.array_equal(report.first_divergence, ref[2])
 
 
+@pytest.mark.slow
 def test_the_fast_path_has_the_law_of_the_per_step_path():
     # Parameters where replication fails often and regret varies, so that both laws are
     # spread out. Per path m = 1500 pairs (was 2000). Two-sample bounds with total false-alarm 1e-6:
@@ -281,6 +282,7 @@ def test_iid_experts_advance_refuses_what_next_segment_did_not_offer():
         learner.advance(np.array([1.0, np.nan, 0.0]), steps)
 
 
+@pytest.mark.slow
 def test_iid_experts_segment_path_has_the_law_of_the_per_step_path():
     # The fallback fires in some pairs and not in others (threshold 150 at T = 3000): both laws
     # are spread out. m = 600 pairs per path; two-sample bounds with total false alarm 1e-6 as in
@@ -320,6 +322,7 @@ def whole_sequence_memory(learner):
 
 
 @pytest.mark.parametrize("learner", [whole_sequence_memory("ftplb-star"), whole_sequence_memory("hedge")])
+@pytest.mark.slow
 def test_a_whole_sequence_adversary_runs_in_two_sequences_of_memory(learner, early_subprocess):
     # A user's adversary with only sample(rng): 3 pairs at n = 10, T = 5 x 10^5 (38 MiB a sequence).
     # Kept for all of a group's lanes, as before, it took 6 sequences (229 MiB); one pair at a time, each

@@ -87,6 +87,7 @@ def test_cli_calibrate(early_subprocess):
     assert data["knobs"]["eps"] == 0.0083 and data["knobs"]["block_size"] in (300, 600)  # from the grid given
 
 
+@pytest.mark.slow
 def test_no_candidate_is_an_honest_refusal():
     # split-commit's certificate is near-tight on ties: at rho = 0.2 and 100 test pairs no
     # candidate can be decided below rho, and calibrate says so instead of returning one. The grid:

@@ -15,12 +15,14 @@ ROOT = Path(__file__).resolve().parents[2]
 # 8 s; the demo scripts) run it ahead in the background, beside the rest of the suite (conftest.py,
 # early_subprocess).
 @pytest.mark.early_subprocess([sys.executable, ROOT / "tests" / "doc_blocks.py"], cwd=ROOT, timeout=600)
+@pytest.mark.slow
 def test_readme_and_guide_python_blocks_run_in_order(early_subprocess):
     out = early_subprocess
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-4000:]
     assert "blocks ran" in out.stdout
 
 
+@pytest.mark.slow
 def test_the_documentation_site_builds_with_warnings_as_errors(tmp_path):
     # mkdocs.yml sets strict: a broken link, a missing page or a docstring mkdocstrings cannot
     # render fails the build
@@ -34,9 +36,14 @@ def test_the_documentation_site_builds_with_warnings_as_errors(tmp_path):
 
 
 def test_readme_test_command_is_what_ci_runs():
+    # the README gives two commands: the default tier (development) and the full tier, which CI runs,
+    # exactly as written there (the last line of .ci/run)
     readme = (ROOT / "README.md").read_text()
-    command = 'python -m pip install -e ".[test]" && python -m pytest'
-    assert command in readme and command in (ROOT / ".ci" / "run").read_text()
+    default = 'python -m pip install -e ".[test]" && python -m pytest'
+    full = 'python -m pip install -e ".[test]" && python -m pytest --full'
+    assert f"\n{default}\n" in readme and f"\n{full}\n" in readme
+    ci = (ROOT / ".ci" / "run").read_text().strip().splitlines()
+    assert ci[-1] == full and sum(default in line for line in ci) == 1
 
 
 # run with every replify warning an error: the quick start shows certified parameters and warns of nothing

@@ -106,7 +106,10 @@ def demo_json(out):
     return json.loads((out.cwd / "d.json").read_text())
 
 
-@pytest.mark.parametrize("name", [pytest.param(name, marks=demo_command(name))
+# coin's, phases' and lazy-leader's commands run in the full tier only (those demos run in the default tier in
+# process: coin in tests/experiments/test_outputs_kept.py, the others below); bandit-coin's and
+# adversarial-bandit's in both tiers
+@pytest.mark.parametrize("name", [pytest.param(name, marks=[demo_command(name), *([pytest.mark.slow] if name in ("coin", "phases", "lazy-leader") else [])])
                                   for name in ("coin", "phases", "lazy-leader", "bandit-coin", "adversarial-bandit")])
 def test_demo_quick_from_the_command_line(name, early_subprocess):
     out = early_subprocess
@@ -138,6 +141,7 @@ def test_coin_reduction_checks_its_arguments():
 
 
 @demo_command("coin")
+@pytest.mark.slow
 def test_coin_demo_is_a_frontier_with_both_reference_rows(early_subprocess):
     from replify.evaluation.stats import binomial_upper_tail
 

@@ -60,7 +60,8 @@ NAMES = ["agreement", "regret_curve", "violin", "box", "tradeoff", "against", "r
 
 
 @pytest.mark.filterwarnings("ignore::replify.errors.ReplicabilityWarning")
-@pytest.mark.parametrize("suffix", sorted(MAGIC))
+# every plot as a PNG in the default tier (every format: test_sweep_cli_plots.py's test_plots_save_png_svg_and_pdf); as PDF and SVG in the full
+@pytest.mark.parametrize("suffix", [pytest.param(s, marks=[] if s == ".png" else [pytest.mark.slow]) for s in sorted(MAGIC)])
 @pytest.mark.parametrize("name", NAMES)
 def test_every_plot_saves_every_format(name, suffix, reports, result, tmp_path):
     path = tmp_path / f"plot{suffix}"

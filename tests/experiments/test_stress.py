@@ -43,6 +43,7 @@ def test_stress_block_sums_have_the_law_of_the_steps():
     assert np.all(np.abs(sums.mean(axis=0) - steps.mean(axis=0)) <= 6 * sd * np.sqrt(2))
 
 
+@pytest.mark.slow
 def test_stress_breaks_ftpl_and_fll_and_not_a_certified_learner():
     # Targets: rho_hat >= 0.5 for ftpl and fll at n = 2 within 2000 pairs; a budget of 500 meets
     # them (worst rho_hat 0.58 for ftpl on coin, 1.0 for fll at these seeds), and stays within it.

@@ -233,6 +233,7 @@ def demo_command(name):
 
 @pytest.mark.parametrize("name", [pytest.param(name, marks=demo_command(name))
                                   for name in ("coin", "phases", "lazy-leader", "bandit-coin", "adversarial-bandit")])
+@pytest.mark.slow
 def test_every_demo_figure_has_no_overlapping_text_and_no_type3_font(name, early_subprocess):
     assert early_subprocess.returncode == 0, early_subprocess.stderr
     demo = Demo.from_dict(json.loads((early_subprocess.cwd / "d.json").read_text()))
@@ -247,6 +248,7 @@ ROOT = __import__("pathlib").Path(__file__).resolve().parents[2]
 
 @pytest.mark.early_subprocess([sys.executable, ROOT / "examples" / "make_figures.py", "--quick", "--out", "quick-figures"],
                               cwd=TEMP_DIR, timeout=600)
+@pytest.mark.slow
 def test_every_documentation_figure_comes_from_one_script(early_subprocess, tmp_path):
     # the script the documentation's figures come from runs (small sizes here), writing every one of them
     out = early_subprocess
@@ -267,6 +269,7 @@ def test_every_documentation_figure_comes_from_one_script(early_subprocess, tmp_
     assert all(f"({name})" in pages for name in FIGURES), [n for n in FIGURES if f"({n})" not in pages]
 
 
+@pytest.mark.slow
 def test_many_learners_with_long_labels_stay_apart():
     # labels a user gives can be long, and a figure may hold many learners: legends wrap and take
     # columns, tick labels wrap to their slot — still no overlap, nothing off the figure
@@ -398,7 +401,10 @@ CASES = ([(kind, plots.PAGE_WIDTH, "user") for kind in FIGURES if kind.startswit
              (plots.PAGE_WIDTH, "figure"), (5.5, "figure"), (plots.COLUMN_WIDTH, "user"), (13, "user"))])
 
 
-@pytest.mark.parametrize("kind, width, maker", CASES)
+# the default tier prints the plots alone (the 1x3 figure: test_the_papers_three_panels_in_one_figure); the full
+# tier every composite figure at every width
+@pytest.mark.parametrize("kind, width, maker", [
+    pytest.param(*case, marks=[] if case[0].startswith("alone") else [pytest.mark.slow]) for case in CASES])
 def test_every_plot_prints_legibly_at_a_papers_widths(kind, width, maker, reports, sweep):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ReplifyWarning)

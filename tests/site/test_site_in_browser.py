@@ -10,8 +10,9 @@ command "\\theta"), or fewer formulas typeset than the page's source writes; a S
 in the visible text; a link to an anchor that does not exist.
 
 Chromium comes from the system (Debian's `chromium`; .ci/run installs it where it can), driven by
-Playwright's Python package, which downloads nothing here. The tests skip only when no Chromium
-binary is found; REPLIFY_CHROMIUM names one explicitly."""
+Playwright's Python package, which downloads nothing here. The test is in the full tier
+(`python -m pytest --full`); there it skips only when no Chromium binary is found; REPLIFY_CHROMIUM
+names one explicitly."""
 
 import contextlib
 import functools
@@ -199,6 +200,7 @@ def render(context, site: str, page_name: str) -> dict:
             "cross_references": seen["crossReferences"]}
 
 
+@pytest.mark.slow
 def test_every_page_renders_offline_and_every_link_reaches_its_anchor(chromium, tmp_path):
     # One test, so that the pages are rendered once (about 20 s) on whichever worker runs it: split over
     # several tests, each worker that ran one would build the site and start a browser again.

@@ -153,6 +153,7 @@ def test_the_command_line_runs_a_users_learner(learner, adversary, capsys, tmp_p
     assert out.out.startswith(f"replify stress {learner.rpartition(':')[2]}:")
 
 
+@pytest.mark.slow
 def test_the_command_line_calibrates_a_users_learner(capsys):
     code = main(["calibrate", FULL["file-reference"], "-n", str(N), "-T", str(T), "--rho", "0.3", "--budget", "2000", "--regret-pairs", "4", "--refine-pairs", "4",
                  "--test-pairs", "120", "--quiet"])
