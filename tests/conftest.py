@@ -113,7 +113,8 @@ def replify_warnings_are_errors():
 
 # -- the two tiers ----------------------------------------------------------------------------------
 # The default tier (``python -m pytest``) covers every public behaviour in about two minutes; the full
-# tier (``python -m pytest --full``, what CI runs) adds the tests marked ``slow``: the long statistical
+# tier (``python -m pytest --full``, what CI runs) type-checks every replify function (TYPECHECKED) and
+# adds the tests marked ``slow``: the long statistical
 # tests, the attacks with many pairs, the long command-line demos, the documentation's blocks, figures,
 # site build and render in Chromium. A slow test keeps its assertions; each behaviour it covers keeps a
 # faster test in the default tier. ``python -m pytest -m slow --full`` runs the full tier's own tests
@@ -124,7 +125,21 @@ FULL_COMMAND = "python -m pytest --full"
 
 def pytest_addoption(parser):
     parser.addoption("--full", action="store_true", default=False,
-                     help="run the full tier: the tests marked slow too (what CI runs)")
+                     help="run the full tier: the tests marked slow too, every replify function type-checked "
+                          "(what CI runs)")
+
+
+#: The packages the full tier instruments with typeguard's import hook: every annotated function of
+#: replify is type-checked on every call, not only the public boundary (which checks its arguments in
+#: both tiers). It doubles the suite's time, so the default tier runs without it.
+TYPECHECKED = ["replify", "replify_plugins"]
+
+
+def _typecheck_in_full_tier(config):
+    if config.getoption("full") and not config.getoption("typeguard_packages", None):
+        from typeguard import install_import_hook  # before any test module imports replify
+
+        install_import_hook(packages=TYPECHECKED)
 
 
 def pytest_collection_modifyitems(config, items):
@@ -238,7 +253,9 @@ def _early_command(marker):
     return _early[key]
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_configure(config):
+    _typecheck_in_full_tier(config)
     config.addinivalue_line(
         "markers", "early_subprocess(argv, cwd=None, timeout=600): the test's command, run ahead in the background "
         "once the tests are collected; the early_subprocess fixture returns it finished")

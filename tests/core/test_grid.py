@@ -1,6 +1,7 @@
 import math
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -25,6 +26,7 @@ def in_cube(g, x, spacing):
     eps=epss,
     u=st.lists(st.floats(0.0, 1.0, exclude_max=True), min_size=4, max_size=4),
 )
+@pytest.mark.slow  # many examples (hypothesis); test_grid_offset_is_uniform_in_the_cube and the framework tests use the grid
 def test_grid_point_lies_in_its_cube_and_on_its_grid(x, eps, u):
     x = np.array(x)
     u = np.array(u[: x.size])

@@ -122,9 +122,10 @@ def test_sqrt_sum_is_exact_then_an_upper_bound():
     assert exact <= sqrt_sum(N) <= exact + 0.21
 
 
+@pytest.mark.slow  # the full tier instruments the package (tests/conftest.py, TYPECHECKED)
 def test_the_test_run_instruments_the_package_with_typeguard():
-    # The suite runs with --typeguard-packages=replify,replify_plugins: internal functions are
-    # type-checked too, not only the public boundary.
+    # The full tier runs with typeguard's import hook on replify and replify_plugins: internal
+    # functions are type-checked too, not only the public boundary.
     from typeguard import TypeCheckError
 
     with pytest.raises(TypeCheckError):

@@ -31,6 +31,7 @@ def test_a_progress_callable_sees_every_pair_of_evaluate(sequential):
     assert seen[-1][0] == report.pairs  # the last call: the pairs run (fewer when a test stops early)
 
 
+@pytest.mark.slow  # progress of evaluate and the demos stays in the default tier (above, and test_step_progress.py)
 def test_sweep_stress_and_calibrate_report_progress():
     rows, spent, work = [], [], []
     replify.sweep(learners=["hedge", "constant"], adversaries=["iid-bernoulli"], horizons=[100], ns=[3], pairs=2,

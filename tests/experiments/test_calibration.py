@@ -74,6 +74,7 @@ def test_calibrate_refuses_what_it_cannot_calibrate():
 # The command runs in a new directory (conftest.py, early_subprocess). Its grid holds two candidates, one of
 # them the built-in grid's pick at these settings (B = 600, eps = 0.0083: 18 s to find over the whole grid, which
 # the calibration fixture above searches through the API); the command line's part is the output and the file.
+@pytest.mark.slow  # the command line's calibrate, in the default tier: test_outputs_kept.py's grid from --grid
 @pytest.mark.early_subprocess([sys.executable, "-m", "replify.cli", "calibrate", "ftplb-star", "-n", "3", "-T", "3000",
                                "--rho", "0.3", "--budget", "20000", "--test-pairs", "1000", "--json", "c.json",
                                "--grid", "block_size=[300, 600]", "--grid", "eps=[0.0083]"],

@@ -333,7 +333,7 @@ def test_cli_keeps_the_traceback_of_a_bug_and_shows_it_on_request(tmp_path, monk
         cli.main(["--traceback", "list"])
 
 
-@pytest.mark.parametrize("suffix", [".png", ".svg", ".pdf"])
+@pytest.mark.parametrize("suffix", [".png", pytest.param(".svg", marks=pytest.mark.slow), pytest.param(".pdf", marks=pytest.mark.slow)])
 def test_the_regret_curve_plot_overlays_learners_in_every_format(tmp_path, suffix):
     import matplotlib
 

@@ -129,7 +129,9 @@ def alone(reports, sweep):
     }
 
 
-@pytest.mark.parametrize("name", list(alone({"ftplb-star": 0, "constant": 0, "hedge": 0}, None)))
+# two plots in the default tier (a curve with its legend, and the sweep's panels), every one in the full tier
+@pytest.mark.parametrize("name", [pytest.param(name, marks=[] if name in ("regret_curve", "sweep") else [pytest.mark.slow])
+                                  for name in alone({"ftplb-star": 0, "constant": 0, "hedge": 0}, None)])
 def test_every_plot_alone_has_no_overlapping_text_and_no_type3_font(name, reports, sweep):
     # at replify's own size, a column's width: legible in print as it is (check_paper_figure)
     with warnings.catch_warnings():
@@ -141,6 +143,7 @@ def test_every_plot_alone_has_no_overlapping_text_and_no_type3_font(name, report
     plots.pyplot().close(fig)
 
 
+@pytest.mark.slow  # the three-panel figure, in the default tier: test_coinciding_curves.py draws it
 def test_the_papers_three_panels_in_one_figure(reports, sweep):
     # the guide's recipe: regret curves, the regret distribution and the trade-off side by side
     fig, (left, middle, right) = plots.figure(1, 3)
@@ -466,6 +469,7 @@ def test_category_labels_never_break_a_word():
         plt.close(fig)
 
 
+@pytest.mark.slow  # a documentation figure's script: the plots' own legibility is the default tier's
 def test_the_price_of_a_certificate_figure_prints_legibly_at_a_columns_width():
     # docs/price.png (examples/make_figures.py) at its quick sizes: no overlap, nothing off the figure, every
     # font at least 7 pt at the printed size (3.25 in)

@@ -56,6 +56,7 @@ def test_the_default_instance_has_spread_means_and_says_so(capsys, tmp_path):
     assert report["learning_gain_ci"][0] > 0  # hedge has something to learn, and learns it
 
 
+@pytest.mark.slow  # replify sweep itself is the default tier's in test_sweep_cli_plots.py
 def test_the_shipped_sweep_config_runs_with_its_references(tmp_path, capsys):
     config = tmp_path / "sweep.toml"
     shutil.copy(ROOT / "examples" / "my_learners.py", tmp_path / "my_learners.py")

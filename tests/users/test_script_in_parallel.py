@@ -8,6 +8,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 SCRIPT = textwrap.dedent('''
     import json, sys
     import numpy as np
@@ -51,6 +53,29 @@ SCRIPT = textwrap.dedent('''
 ''')
 
 
+def test_replify_and_what_refers_to_it_pickle_by_value():
+    """The default tier's part of the subprocess test below: a function of a user's ``__main__``
+    that refers to ``replify`` is pickled by value (cloudpickle, as joblib and Dask send it), the
+    ``replify`` module with it by name, and comes back working."""
+    import pickle
+    import types
+
+    import cloudpickle
+
+    import replify
+
+    assert pickle.loads(pickle.dumps(replify)) is replify
+    namespace = {"__name__": "__main__", "replify": replify}
+    exec("def factory(*, n, horizon, rng):\n    return replify.make('hedge', n=n, horizon=horizon, "
+         "seed=int(rng.integers(2**31)))\n", namespace)
+    factory = types.FunctionType(namespace["factory"].__code__, namespace, "factory")
+    again = pickle.loads(cloudpickle.dumps(factory))
+    import numpy as np
+
+    assert type(again(n=3, horizon=10, rng=np.random.default_rng(0))).__name__ == "Hedge"
+
+
+@pytest.mark.slow  # three evaluations in a subprocess, Dask's cluster among them; the pickling above is the default tier's
 def test_a_scripts_own_learners_run_alike_on_one_two_workers_and_dask(tmp_path):
     script = tmp_path / "my_experiment.py"
     script.write_text(SCRIPT)
