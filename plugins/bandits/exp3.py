@@ -100,14 +100,14 @@ class Exp3Lanes(BanditLanes):
             self._next = 0
         u = self._uniforms[:, self._next]
         self._next += 1
-        cdf = np.cumsum(self._weights, axis=1)
+        cdf = np.add.accumulate(self._weights, axis=1)  # (np.cumsum, without its wrapper)
         total = cdf[:, -1]
         if total.min() < RESCALE_BELOW:  # a lane's weights fell far: its largest weight made 1 again
             low = total < RESCALE_BELOW
             lw = self.log_weights[low]
             self._shift[low] = lw.max(axis=1)
             self._weights[low] = np.exp(lw - self._shift[low][:, None])
-            cdf = np.cumsum(self._weights, axis=1)
+            cdf = np.add.accumulate(self._weights, axis=1)  # (np.cumsum, without its wrapper)
             total = cdf[:, -1]
         self._total = total
         # inversion: the first arm whose cumulative weight reaches u·Σw (u < 1, so the last one does)
