@@ -41,7 +41,9 @@ import numpy as np
 
 from replify.base.checks import as_float_array
 from replify.components.bandits import BanditFeed
+from replify.engine import limits
 from replify.engine.declarations import declared_pieces
+from replify.engine.lanes import curve_edges
 from replify.errors import CostError
 
 #: The laws an adversary may declare for its arms (module docstring).
@@ -53,8 +55,12 @@ def played_law(seq: Any, horizon: int, domain: Any) -> bool:
     ``arm_law`` (and streams its costs, ``sample_chunk``: the per-step path), pieces of one law (``iid`` or ``law_changes``), and — for a learner that declares a
     cost domain — costs that lie in it (otherwise the full draw runs, and refuses the first cost
     outside it at its step, as before)."""
-    if (not callable(getattr(seq, "arm_law", None)) or not callable(getattr(seq, "sample_chunk", None))
-            or declared_pieces(seq, horizon) is None):
+    pieces = declared_pieces(seq, horizon) if callable(getattr(seq, "arm_law", None)) else None
+    if pieces is None or not callable(getattr(seq, "sample_chunk", None)):
+        return False
+    # what a lane keeps until T (per segment and arm: unplayed steps, played costs) stays within the
+    # memory budget for a whole group of lanes; beyond it (thousands of pieces), the full draw
+    if len(segment_ends(pieces, horizon)) * getattr(seq, "n", 1) * 16 * 2 * limits.LANE_GROUP_PAIRS > limits.MEMORY_BUDGET:
         return False
     kind, _, scale = law_of(seq, 0, 1)
     if domain is None:
@@ -80,6 +86,13 @@ def law_of(seq: Any, start: int, stop: int) -> tuple[str, np.ndarray, float]:
     if kind == "bernoulli" and not ((loc >= 0.0) & (loc <= 1.0)).all():
         raise CostError(f"{source}: a Bernoulli arm's loc is its probability, in [0, 1]; got {loc.min()}..{loc.max()}")
     return kind, loc, scale
+
+
+def segment_ends(pieces: list[tuple[int, int]], horizon: int) -> np.ndarray:
+    """Where the segments a lane keeps its counts over end: the regret curve's checkpoints (the
+    ends of its time bins, which are those of learners without blocks), T, and every change of the
+    law — so that each segment lies in one stretch between checkpoints and in one piece."""
+    return np.union1d(curve_edges(horizon)[1:], [p0 for p0, _ in pieces[1:]] + [horizon]).astype(np.int64)
 
 
 class Drawn:
@@ -117,15 +130,17 @@ class PlayedArms:
         self.kind, self.scale = laws[0][0], laws[0][2]
         if any(k != self.kind or s != self.scale for k, _, s in laws):
             raise CostError("the adversary's arm_law must keep one kind and scale over the run; its pieces differ")
-        self.piece_loc = np.stack([loc[0] for _, loc, _ in laws])  # (pieces, n): each piece's one law
-        # Per lane, per stretch between checkpoints (the last ends at T), per piece and arm: the steps
-        # the arm was not played, and the played costs' sums. Every unplayed sum is drawn at the end,
-        # one call per lane (what the regret curve needs is known only then, and many small draws
-        # would cost more than the steps).
-        self.bounds = np.union1d(state.checkpoints, [state.horizon]).astype(np.int64)
-        self.unplayed = np.zeros((lanes, self.bounds.size, len(self.pieces), n), dtype=np.int64)
-        self.observed = np.zeros((lanes, self.bounds.size, n))
-        self.paid_at = np.zeros((lanes, self.bounds.size))
+        piece_loc = np.stack([loc[0] for _, loc, _ in laws])  # (pieces, n): each piece's one law
+        # Per lane, per segment (module docstring: between checkpoints and changes of law) and arm:
+        # the steps the arm was not played, and its played costs' sum. Every unplayed sum is drawn at
+        # the end, one call per lane (what the regret curve needs is known only then, and many small
+        # draws would cost more than the steps).
+        self.ends = segment_ends(self.pieces, state.horizon)
+        starts = np.concatenate([[0], self.ends[:-1]])
+        self.loc = piece_loc[np.searchsorted([p0 for p0, _ in self.pieces], starts, side="right") - 1]
+        self.unplayed = np.zeros((lanes, self.ends.size, n), dtype=np.int64)
+        self.observed = np.zeros((lanes, self.ends.size, n))
+        self.paid_at = np.zeros((lanes, self.ends.size))  # the paid total at each segment's end
 
     def chunk(self, t0: int, t1: int) -> tuple[str, np.ndarray, float, np.ndarray]:
         """The law of steps t0+1..t1 and every lane's variates for them, (lanes, L)."""
@@ -138,28 +153,21 @@ class PlayedArms:
 
     def settle(self, t0: int, t1: int, actions: np.ndarray, paid: np.ndarray) -> None:
         """After steps t0+1..t1 were played (``actions``, ``paid``: (lanes, L)), before they are
-        accounted (``state.paid`` is the total before them): count each arm's unplayed steps per
-        piece and sum its played costs, stretch by stretch, and keep the paid total at each
-        stretch's end; at T, draw the unplayed sums and set the totals and the regret curve."""
+        accounted (``state.paid`` is the total before them): count each arm's unplayed steps and sum
+        its played costs, segment by segment, and keep the paid total at each segment's end; at T,
+        draw the unplayed sums and set the totals and the regret curve."""
         state, n = self.state, self.state.n
         lanes = actions.shape[0]
         lane_index = np.arange(lanes)[:, None] * n
-        first = int(np.searchsorted(self.bounds, t0, side="right"))  # the stretch step t0+1 lies in
-        a, running = t0, None
-        for j in range(first, self.bounds.size):
-            b = int(min(self.bounds[j], t1))
-            acts = actions[:, a - t0 : b - t0]
-            flat = (lane_index + acts).ravel()
+        running = np.cumsum(np.concatenate([state.paid[:, None], paid], axis=1), axis=1)  # added in time order
+        a = t0
+        for j in range(int(np.searchsorted(self.ends, t0, side="right")), self.ends.size):  # the segments met
+            b = int(min(self.ends[j], t1))
+            flat = (lane_index + actions[:, a - t0 : b - t0]).ravel()
             self.observed[:, j] += np.bincount(flat, weights=paid[:, a - t0 : b - t0].ravel(),
                                                minlength=lanes * n).reshape(lanes, n)
-            for k, (p0, p1) in enumerate(self.pieces):
-                lo, hi = max(a, p0), min(b, p1)
-                if hi > lo:  # this piece's steps of the stretch: each arm's steps minus its pulls
-                    inside = flat if (lo, hi) == (a, b) else (lane_index + actions[:, lo - t0 : hi - t0]).ravel()
-                    self.unplayed[:, j, k] += (hi - lo) - np.bincount(inside, minlength=lanes * n).reshape(lanes, n)
-            if b == self.bounds[j]:  # the stretch ends here: the paid total then, added in time order
-                if running is None:
-                    running = np.cumsum(np.concatenate([state.paid[:, None], paid], axis=1), axis=1)
+            self.unplayed[:, j] += (b - a) - np.bincount(flat, minlength=lanes * n).reshape(lanes, n)
+            if b == self.ends[j]:
                 self.paid_at[:, j] = running[:, b - t0]
             a = b
             if b >= t1:
@@ -168,30 +176,30 @@ class PlayedArms:
             self._finish()
 
     def _finish(self) -> None:
-        """Every unplayed sum, in its piece's law, from each lane's sums stream (one draw per lane);
+        """Every unplayed sum, in its segment's law, from each lane's sums stream (one draw per lane);
         the arms' totals at every checkpoint and at T."""
         state = self.state
         sums = np.empty(self.unplayed.shape)
         for i, rng in enumerate(self.sums_rngs):
             counts = self.unplayed[i]
             if self.kind == "bernoulli":
-                sums[i] = rng.binomial(counts, self.piece_loc[None]) * self.scale
+                sums[i] = rng.binomial(counts, self.loc) * self.scale
             else:
                 c = counts.astype(np.float64)
-                sums[i] = c * self.piece_loc[None] + self.scale * np.sqrt(c) * rng.standard_normal(c.shape)
-        # each stretch's arm totals: its played costs and its unplayed sums (pieces added), in
-        # time order from the totals before the run
-        totals = np.cumsum(self.observed + sums.sum(axis=2), axis=1) + state.cum[:, None, :]
-        hit = np.isin(self.bounds, state.checkpoints)
-        k = np.searchsorted(state.checkpoints, self.bounds[hit])
+                sums[i] = c * self.loc + self.scale * np.sqrt(c) * rng.standard_normal(c.shape)
+        # each segment's arm totals: its played costs and its unplayed sums, in time order from the
+        # totals before the run
+        totals = np.cumsum(self.observed + sums, axis=1) + state.cum[:, None, :]
+        hit = np.isin(self.ends, state.checkpoints)
+        k = np.searchsorted(state.checkpoints, self.ends[hit])
         state.curve_paid[:, k] = self.paid_at[:, hit]
         state.curve_best[:, k] = state._best(totals[:, hit])
         state.set_cum(totals[:, -1], state.horizon)
         self.sums = sums
 
 
-def replay_lane(learner: Any, seq: Any, rng: np.random.Generator, *, n: int, horizon: int,
-                checkpoints: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def replay_lane(learner: Any, seq: Any, rng: np.random.Generator, *, n: int,
+                horizon: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One run of a played-arm evaluation again (``Report.replay``), from the lane's generator:
     its actions and costs paid, the same as the engine's, and every arm's total as the engine drew
     it — returned with a (T, n) cost matrix that holds the costs paid and, for each arm, unplayed
@@ -199,10 +207,11 @@ def replay_lane(learner: Any, seq: Any, rng: np.random.Generator, *, n: int, hor
     which of them cost ``scale`` is uniform given how many do; Gaussian ones are their mean plus
     centred noise), so the matrix has the law of a full draw and exactly the run's totals.
     Returns (actions, paid, costs)."""
-    state = SimpleNamespace(learners=[learner], n=n, horizon=horizon, seq=seq, rngs=[rng],
-                            checkpoints=np.asarray(checkpoints, dtype=np.int64), cum=np.zeros((1, n)),
-                            paid=np.zeros(1), curve_paid=np.zeros((1, len(checkpoints))),
-                            curve_best=np.zeros((1, len(checkpoints))), _best=lambda cum: cum.min(axis=-1))
+    # the one lane's state, as the engine's lanes hold it (what PlayedArms reads and sets)
+    checkpoints = curve_edges(horizon)[1:]
+    state = SimpleNamespace(learners=[learner], n=n, horizon=horizon, seq=seq, rngs=[rng], checkpoints=checkpoints,
+                            cum=np.zeros((1, n)), paid=np.zeros(1), curve_paid=np.zeros((1, checkpoints.size)),
+                            curve_best=np.zeros((1, checkpoints.size)), _best=lambda cum: cum.min(axis=-1))
     state.set_cum = lambda cum, t: setattr(state, "cum", cum)
     draws = PlayedArms(state)
     kind, loc, scale, u = draws.chunk(0, horizon)
@@ -213,21 +222,18 @@ def replay_lane(learner: Any, seq: Any, rng: np.random.Generator, *, n: int, hor
     costs = np.zeros((horizon, n))
     costs[np.arange(horizon), actions] = paid
     fill = _spawned(draws.sums_rngs[0])
-    edges = np.concatenate([[0], draws.bounds])
-    for j in range(draws.bounds.size):
-        for k, (p0, p1) in enumerate(draws.pieces):
-            lo, hi = max(int(edges[j]), p0), min(int(edges[j + 1]), p1)
-            for a in range(n) if hi > lo else ():
-                steps = lo + np.flatnonzero(actions[lo:hi] != a)
-                total = float(draws.sums[0, j, k, a])
-                if steps.size == 0:
-                    continue
-                if kind == "bernoulli":
-                    ones = int(round(total / scale)) if scale else 0
-                    costs[fill.choice(steps, size=ones, replace=False), a] = scale
-                else:
-                    z = fill.standard_normal(steps.size)
-                    costs[steps, a] = total / steps.size + scale * (z - z.mean())
+    starts = np.concatenate([[0], draws.ends[:-1]])
+    for j, (lo, hi) in enumerate(zip(starts.tolist(), draws.ends.tolist())):
+        for a in range(n):  # a loop over segments and arms: a replay is one pair
+            steps = lo + np.flatnonzero(actions[lo:hi] != a)
+            if steps.size == 0:
+                continue
+            total = float(draws.sums[0, j, a])
+            if kind == "bernoulli":
+                costs[fill.choice(steps, size=int(round(total / scale)) if scale else 0, replace=False), a] = scale
+            else:
+                z = fill.standard_normal(steps.size)
+                costs[steps, a] = total / steps.size + scale * (z - z.mean())
     return actions, paid, costs
 
 

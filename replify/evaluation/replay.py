@@ -11,7 +11,6 @@ import attrs
 import numpy as np
 
 from replify.base.checks import as_float_array, check_int
-from replify.engine.lanes import curve_edges
 from replify.engine.paths import play_chunk
 from replify.engine.played import played_law, replay_lane
 from replify.errors import InvalidArgumentError
@@ -90,8 +89,7 @@ def replay_pair(report: Any, k: int) -> Replay:
             continue
         if is_bandit(learner) and played_law(seq, report.horizon, domain):
             # only the played arm's cost was drawn (replify.engine.played): the same draws again
-            a, step_paid, c = replay_lane(learner, seq, rng, n=report.n, horizon=report.horizon,
-                                          checkpoints=curve_edges(report.horizon)[1:])
+            a, step_paid, c = replay_lane(learner, seq, rng, n=report.n, horizon=report.horizon)
             total = np.cumsum(c, axis=0)[-1] if c.shape[0] else np.zeros(report.n)
             costs.append(c), actions.append(a)
             regrets.append((float(np.cumsum(step_paid)[-1]) if c.shape[0] else 0.0) - float(total.min()))

@@ -308,7 +308,10 @@ def calibrate(
             f"any test; expected budget > {measuring} (plus the tests' pairs: test_pairs={test_pairs} each), or a "
             "smaller grid, or fewer regret_pairs/refine_pairs"
         )
-    left_for = lambda pairs: min(pairs, budget - 3 * refine_pairs - used)  # noqa: E731 - pairs still free to spend
+
+    def left_for(pairs: int) -> int:
+        """``pairs``, or the fewer the budget still allows (the final measurements set aside)."""
+        return min(pairs, budget - 3 * refine_pairs - used)
     # progress: the pairs spent against the budget; the label says the grid's size up front
     work = budget
     bar = reporter(progress, f"calibrate {label} ({len(points)} candidate{'s' if len(points) != 1 else ''}, "

@@ -122,19 +122,8 @@ def test_check_learner_refuses_batches_of_float_arms():
         check_learner(FloatBatches, n=3, horizon=30)
 
 
-class LaneScribbler:
+class LaneScribbler(Greedy):
     """A contextual learner whose lane form writes into the contexts of every lane."""
-
-    problem, feedback = "contextual", "bandit"
-
-    def __init__(self, *, n, horizon, rng):
-        self.n = n
-
-    def act(self, context):
-        return int(np.argmin(context[:, 0]))
-
-    def update(self, action, cost):
-        pass
 
     @classmethod
     def for_lanes(cls, learners):
