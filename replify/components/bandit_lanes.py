@@ -240,9 +240,13 @@ class LaneFeed:
         step = n if loc.shape[0] > 1 else 0  # one row: the same law at every step of the chunk
         u = np.ascontiguousarray(variates.T)  # (L, lanes): a step's variates in one row
         bernoulli = kind == "bernoulli"
+        # what the learner is handed is a read-only view of the step's row of ``paid`` (what it may
+        # not write into: the costs kept), cheaper than a copy a step
+        shown = paid.view()
+        shown.flags.writeable = False
         t = 0
         try:
-            for t in range(rows):
+            for t, (ut, seen, row, view) in enumerate(zip(u, paid, arms_out, shown)):
                 if own:  # (an arm chosen before the first step — at build, say — is the step's own)
                     arms = obj._arms
                     if arms is None:
@@ -255,17 +259,15 @@ class LaneFeed:
                 # out of range raises on the way, or is found there before anything it produced is used)
                 if not (type(arms) is np.ndarray and arms.shape == (lanes,) and arms.dtype == np.int64):
                     arms = self._checked(arms, lanes, t0 + t + 1)
-                arms_out[t] = arms
+                row[:] = arms
                 p = flat_loc.take(arms + t * step) if step else flat_loc.take(arms)
-                seen = paid[t]
                 if bernoulli:
-                    np.less(u[t], p, out=seen, casting="unsafe")  # 0.0 / 1.0
+                    np.less(ut, p, out=seen, casting="unsafe")  # 0.0 / 1.0
                     if scale != 1.0:
                         seen *= scale
                 else:
-                    np.multiply(u[t], scale, out=seen)
+                    np.multiply(ut, scale, out=seen)
                     seen += p
-                # a copy: kept before the learner sees it, as it may write into what it is given
                 if own:
                     update(offsets + arms, seen.copy())
                     obj.t += 1
