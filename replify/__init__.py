@@ -6,7 +6,8 @@ adversaries by name (:func:`make`, :func:`make_adversary`), and measure replicab
 regret over paired runs (:func:`evaluate`).
 
 The top level is the public API: this module's names, and ``errors`` (every exception and
-warning), ``wrapper`` (:func:`wrap`), ``anytime`` (:func:`anytime`), ``datasets`` (real cost
+warning), ``wrapper`` (:func:`wrap`; beside it ``internal_learner``, how its experts and bandit
+conversions build their internal learner, and ``contextual_wrap``, how it wraps a contextual learner), ``anytime`` (:func:`anytime`), ``datasets`` (real cost
 matrices), ``testing`` (conformance checks for plugins and :func:`assert_replicable`), ``plots``
 and ``cli``. The layers under it, each folder's ``__init__`` saying what lives there and what it
 may import: ``base`` (the ground floor: checks, random streams, files, progress, references) →
@@ -32,6 +33,7 @@ from replify.plugins.factory import make, make_adversary
 from replify.plugins.registry import Registry, adversaries, check_pending, hookimpl, hookspec, learners, registry
 from replify.plugins.specs import AdversarySpec, DistributionSequence, Learner, LearnerSpec
 from replify.base.randomness import Streams
+from replify.components.contextual_conversion import ReplicableContextual
 from replify.wrapper import ReplicableBandit, ReplicableFactory, ReplicableLearner, wrap
 
 # modules and names that moved keep their old import paths, with a DeprecationWarning (replify._moved)
@@ -47,6 +49,7 @@ __all__ = [
     "LearnerSpec",
     "Registry",
     "ReplicableBandit",
+    "ReplicableContextual",
     "ReplicableFactory",
     "ReplicableLearner",
     "Report",

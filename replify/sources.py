@@ -33,6 +33,7 @@ import attrs
 import numpy as np
 
 from replify.components.actions import ActionSet
+from replify.components.contextual_conversion import ReplicableContextual
 from replify.errors import ArgumentTypeError, InvalidArgumentError, LearnerProtocolError, UnknownNameError
 from replify.plugins.factory import check_accepts, make, rho_optional, signature, takes_rng
 from replify.plugins.registry import registry
@@ -153,7 +154,7 @@ def learner_arg(learner: Any, *, label: str | None = None, argument: str = "lear
             f"{argument}: got the LearnerSpec {learner.name!r}; register it (docs/plugins.md) and pass its name, or "
             f"pass its factory {label_of(learner.factory)!r}"
         )
-    if isinstance(learner, ReplicableLearner):
+    if isinstance(learner, (ReplicableLearner, ReplicableContextual)):
         learner = learner.factory
     if isinstance(learner, ReplicableFactory):
         seed = [k for k in _PAIR_OWNED if k in learner.options]
@@ -247,7 +248,7 @@ class FactoryBuild:
 
 
 #: The options of :func:`replify.wrap` that a run may add to a wrapped class's (n and horizon come from the run).
-WRAP_OPTIONS = ("rho", "norm", "block_size", "blocks", "eps", "learner_params")
+WRAP_OPTIONS = ("rho", "norm", "block_size", "blocks", "eps", "learner_params", "model", "cost_scale", "feature_bound")
 
 
 class WrappedBuild:

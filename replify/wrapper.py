@@ -17,18 +17,18 @@ from typing import Any, Callable, Literal, Mapping
 import attrs
 import numpy as np
 
-from replify.base.checks import CostDomain, check_action, check_factory, check_int, check_learner, check_rho, public
-from replify.errors import InvalidArgumentError, LearnerProtocolError
+from replify.base.checks import CostDomain, check_action, check_factory, check_int, check_rho, public
+from replify.errors import InvalidArgumentError
 from replify.guarantees.theory import BanditConversionParams, FrameworkParams, bandit_conversion_params, certified_eps, framework_params
-from replify.components.bandits import is_bandit
 from replify.components.exploring import ExploringBandit
 from replify.components.blocks import BlockLearner
 from replify.components.grid import grid_point
-from replify.plugins.factory import check_accepts
 from replify.plugins.registry import registry
 from replify.plugins.specs import LearnerSpec
 from replify.base.randomness import Seed, Streams, seed_sequence
 from replify.base.references import is_reference, load_reference
+from replify.contextual_wrap import build_contextual, check_contextual_options, contextual_target
+from replify.internal_learner import build_internal, declared_feedback, input_map, internal_regret_bound, refuse_bandit
 
 
 class ReplicableLearner(BlockLearner):
@@ -201,99 +201,6 @@ class ReplicableBandit(ExploringBandit):
                             source="internal learner act()")
 
 
-def input_map(spec: LearnerSpec, norm: str) -> bool:
-    """Whether the internal learner gets the affine image (x+1)/2 of each fed vector x — the
-    framework feeds x ∈ [-1,1]^n (ℓ1 norm ≤ 1 for ``norm="l1"``) — so that it sees exactly the
-    domain its spec declares; combinations no map serves are refused.
-
-    * ``cost_range=(-1, 1)``: x as it is (an ℓ1-bounded spec needs ``norm="l1"``).
-    * ``cost_range=(0, 1)``, experts, ℓ∞: (x+1)/2 ∈ [0,1]^n; every expert's cost moves by the
-      same affine map, so the regret on x is exactly twice the regret on (x+1)/2.
-    * ``cost_range=(0, 1)`` with an ℓ1 bound: refused — (x+1)/2 has ℓ1 norm up to (n+1)/2.
-    * ``cost_range=(0, 1)`` for OLO: refused — a·(x+1)/2 = (a·x + a·1)/2 shifts each action's
-      cost by a·1, which changes the regret unless a·1 is constant on the action set.
-    """
-    if spec.norm == "l1" and norm == "linf":
-        raise InvalidArgumentError(
-            f"norm must be 'l1' for learner {spec.name!r}, which expects l1-bounded costs; got 'linf' "
-            f"(the l-infinity normalisation can feed it vectors of l1 norm up to n)"
-        )
-    if spec.cost_range != (0.0, 1.0):
-        return False
-    if spec.norm == "l1":
-        raise InvalidArgumentError(
-            f"learner {spec.name!r} declares l1-bounded costs in [0, 1]; the general framework feeds vectors in "
-            f"[-1, 1]^n, and no affine map turns them into l1-bounded vectors in [0, 1]^n with the same regret. "
-            f"Declare cost_range=(-1, 1) if the learner accepts signed costs"
-        )
-    if spec.problem != "experts":
-        raise InvalidArgumentError(
-            f"learner {spec.name!r} is an OLO learner with cost_range=(0, 1): the framework's vectors lie in "
-            f"[-1, 1]^n and the map (x+1)/2 shifts each action's cost by a.1/2, changing its regret; "
-            f"expected an OLO learner that accepts cost_range=(-1, 1)"
-        )
-    return True
-
-
-def build_internal(
-    spec: LearnerSpec, *, n: int, horizon: int, rng: np.random.Generator, rho: float, learner_params: Mapping[str, Any]
-) -> Any:
-    """The internal learner, built over ⌈T/B⌉ steps (it sees one vector per block) as
-    :func:`replify.make` builds it: a learner whose parameters come from a replicability theorem
-    in ρ (FLLB, FTPLB*, the iid algorithm) receives ``rho`` too, and ``learner_params`` are its
-    own hyperparameters."""
-    kwargs: dict[str, Any] = dict(n=n, horizon=horizon, rng=rng)
-    if spec.parameters is not None or spec.guarantee is not None:
-        kwargs["rho"] = rho
-    clash = sorted(set(learner_params) & {"n", "horizon", "rng", "rho"})
-    if clash:
-        raise InvalidArgumentError(
-            f"learner_params must not set {', '.join(clash)}: the wrapper derives them; got {dict(learner_params)!r}"
-        )
-    kwargs.update(learner_params)
-    check_accepts(spec.factory, kwargs, what=f"learner {spec.name!r}")
-    internal = check_learner(spec.factory(**kwargs), source=f"learner factory {spec.name!r}")
-    refuse_bandit(spec, "bandit" if is_bandit(internal) else "full")
-    return internal
-
-
-def declared_feedback(factory: Any, default: str) -> Any:
-    """The ``feedback`` a factory declares on itself (a class attribute; a ``functools.partial``'s
-    function's), else ``default``."""
-    while isinstance(factory, functools.partial):
-        factory = factory.func
-    return getattr(factory, "feedback", default)
-
-
-def refuse_bandit(spec: LearnerSpec, feedback: Any) -> None:
-    """The construction feeds the internal learner a whole (rounded, rescaled) cost vector per
-    block; a bandit learner takes one arm's cost, and the blocks' vectors cannot be handed to it
-    piecemeal without changing what the proof rounds. Refuse rather than misfeed it — as soon as
-    the spec (or the class) declares it, before any parameter is computed or warned about."""
-    if feedback == "bandit":
-        raise LearnerProtocolError(
-            f"replify.wrap needs a full-information learner: {spec.name!r} declares feedback='bandit' (it sees only the "
-            "played arm's cost), and the wrapper feeds its internal learner whole cost vectors. For replicable bandit "
-            "learning use a bandit plugin such as 'rep-gap-elimination', 'rep-elimination', 'rep-etc' or 'blocked-bandit' (docs/bandits.md)"
-        )
-
-
-def internal_regret_bound(
-    spec: LearnerSpec, internal: Any, *, n: int, blocks: int, learner_params: Mapping[str, Any]
-) -> tuple[float | None, str | None]:
-    """The internal learner's regret bound over ``blocks`` steps on its own cost scale, for the
-    hyperparameters in force: the one its ``params`` state (learners with theorem parameters),
-    else its spec's (:meth:`LearnerSpec.regret_bound_for`), else ``(None, why)``."""
-    own = getattr(getattr(internal, "params", None), "regret_bound", None)
-    if own is not None:
-        return float(own), None
-    if spec.parameters is not None:
-        return None, f"internal learner {spec.name!r} states no regret bound for its parameters"
-    bound, note = spec.regret_bound_for(horizon=blocks, n=n, params=learner_params)
-    # the wrapped learner's note: it is the internal learner that registers no bound
-    return bound, None if note is None else note.replace("the learner registers", "the internal learner registers")
-
-
 class ReplicableFactory:
     """What the decorator form of :func:`wrap` returns: calling it with the remaining keyword
     arguments (typically ``n`` and ``seed``) builds a :class:`ReplicableLearner`."""
@@ -301,8 +208,11 @@ class ReplicableFactory:
     def __init__(self, learner: Any, options: dict[str, Any]) -> None:
         functools.update_wrapper(self, learner, updated=())
         self.options = options
-        # a bandit learner is refused where it is decorated, as the function form refuses it at once
-        if not isinstance(learner, (str, LearnerSpec)):
+        # a bandit learner is refused where it is decorated, as the function form refuses it at once; a
+        # contextual one goes to the contextual conversion, whose options are checked here too
+        if options.get("problem") == "contextual" or contextual_target(learner) is not None:
+            check_contextual_options(options, problem=options.get("problem"))
+        elif not isinstance(learner, (str, LearnerSpec)):
             refuse_bandit(resolve_spec(learner, norm=options.get("norm"), problem=options.get("problem")),
                           declared_feedback(learner, "full"))
 
@@ -377,11 +287,14 @@ def wrap(
     block_size: int | None = None,
     eps: float | Literal["certified"] | None = None,
     rounding: bool = True,
-    problem: Literal["experts", "olo"] | None = None,
+    problem: Literal["experts", "olo", "contextual"] | None = None,
     learner_params: Mapping[str, Any] | None = None,
     blocks: int | None = None,
     feedback: Literal["full", "bandit"] = "full",
     explore: int | None = None,
+    model: Literal["shared", "disjoint"] | None = None,
+    cost_scale: float | None = None,
+    feature_bound: float | None = None,
 ) -> Any:
     """Make any online learner adversarially ρ-replicable with the paper's general framework
     (Alg. ``general-framework`` for ``norm="l1"``, ``general-framework-ell-infty`` for
@@ -434,7 +347,8 @@ def wrap(
         k: v
         for k, v in dict(
             n=n, horizon=horizon, rho=rho, seed=seed, norm=norm, block_size=block_size,
-            eps=eps, problem=problem, learner_params=learner_params, blocks=blocks, explore=explore,
+            eps=eps, problem=problem, learner_params=learner_params, blocks=blocks, explore=explore, model=model,
+            cost_scale=cost_scale, feature_bound=feature_bound,
         ).items()
         if v is not None
     }
@@ -470,6 +384,16 @@ def wrap(
             f"wrap() needs {', '.join(missing)} to build a learner (got {sorted(options) or 'none'}); "
             f"to wrap a class for later, use the decorator form @wrap(horizon=..., rho=...)"
         )
+    target = contextual_target(learner) or ((learner, getattr(learner, "__qualname__", type(learner).__name__)) if problem == "contextual" else None)
+    if target is not None:  # a contextual learner: the contextual conversion, with or without feedback="bandit"
+        check_contextual_options(options, problem=problem)
+        built = build_contextual(target, options)
+        built.factory = ReplicableFactory(learner, {k: v for k, v in options.items() if k != "seed"})
+        return built
+    only = [f"{k}={options[k]!r}" for k in ("model", "cost_scale", "feature_bound") if k in options]
+    if only:
+        raise InvalidArgumentError(f"{', '.join(only)} {'applies' if len(only) == 1 else 'apply'} to contextual "
+                                   "learners (problem = 'contextual'), which the contextual conversion wraps")
     spec = resolve_spec(learner, norm=norm, problem=problem)
     if feedback == "bandit":
         conversion = ReplicableBandit(spec, n=options["n"], horizon=options["horizon"], rho=options["rho"],

@@ -88,6 +88,19 @@ class LinearCosts(ChunkedSequence):
         self.integer_costs = self.noise == "bernoulli"
         if self.noise == "bernoulli":
             self.cost_bounds = (0.0, 1.0)
+        else:
+            #: a bound on E[c² | context] at every step, |mean|² + σ² (None where the means are unbounded:
+            #: Gaussian contexts); the contextual conversion's certificate assumes one (docs/contextual.md)
+            self.cost_second_moment = self._second_moment()
+
+    def _second_moment(self) -> float | None:
+        if self.arms is not None:
+            top = float(np.abs(self.piece_means).max())
+        elif self.law == "sphere":  # |<x, θ>| ≤ ‖θ‖ on unit features
+            top = float(np.linalg.norm(self.theta, axis=1).max())
+        else:
+            return None
+        return top * top + self.sigma * self.sigma
 
     # -- construction -------------------------------------------------------------------------
     def _theta(self, theta: Any, pieces: int, rng: np.random.Generator) -> np.ndarray:

@@ -59,162 +59,17 @@ phase costs what the rounded estimate's policy loses. Measured in docs/contextua
 
 from __future__ import annotations
 
-import math
-from typing import Any, Sequence
-
-import attrs
 import numpy as np
 
 import replify
-from replify.base.checks import check_int, check_positive, check_rho
-from replify.components.contextual import ContextLanes, ContextualLearner
-from replify.errors import InvalidArgumentError
+from replify.base.checks import check_int
+from replify.components.contextual import ContextualLearner
+from replify.components.rounded_ridge import RidgeParams, RoundedRidgeLanes, check_widths, ridge_parameters
 
+__all__ = ["RepRidge", "RidgeParams", "RidgeRoundLanes", "check_widths", "ridge_parameters"]
 
-@attrs.frozen(kw_only=True)
-class RidgeParams:
-    """The schedule in force: phase starts ``starts`` (s_k), exploration steps per phase
-    ``explores``, the samples N_k each decision reads, the constants β and λ₀, and the bound."""
-
-    horizon: int
-    n: int
-    rho: float
-    phases: int
-    explore: float
-    lam: float
-    feature_bound: float
-    grid_scale: float
-    starts: tuple[int, ...]
-    explores: tuple[int, ...]
-    samples: tuple[int, ...]
-    beta: float
-    rho_bound: float
-    certified: bool
-    overrides: tuple[str, ...] = ()
-
-    def to_dict(self) -> dict[str, Any]:
-        return attrs.asdict(self)
-
-    def widths(self, d: int) -> np.ndarray:
-        """w_k for features of dimension d (module docstring)."""
-        decisions = len(self.samples)
-        return self.grid_scale * math.sqrt(d) * self.beta * decisions / (self.rho * np.sqrt(np.asarray(self.samples, float)))
-
-
-def ridge_parameters(*, horizon: int, n: int, rho: float, phases: int | None = None, explore: float | None = None,
-                     lam: float | None = None, feature_bound: float | None = None,
-                     grid_scale: float | None = None) -> RidgeParams:
-    """The schedule and bound for (T, n, ρ); the defaults certify iid ρ-replicability."""
-    rho = check_rho(rho)
-    horizon, n = check_int("horizon", horizon, minimum=1), check_int("n", n, minimum=2)
-    given = {"phases": phases, "explore": explore, "lam": lam, "feature_bound": feature_bound, "grid_scale": grid_scale}
-    overrides = tuple(k for k, v in given.items() if v is not None)
-    k = 3 if phases is None else check_int("phases", phases, minimum=1)
-    f = 0.1 if explore is None else check_positive("explore", explore)
-    if not f <= 1.0:
-        raise InvalidArgumentError(f"explore must be in (0, 1] (the share of each phase spent exploring); got {f}")
-    lam0 = 30.0 if lam is None else check_positive("lam", lam)
-    bound_l = 1.0 if feature_bound is None else check_positive("feature_bound", feature_bound)
-    scale = 1.0 if grid_scale is None else check_positive("grid_scale", grid_scale)
-    cuts = sorted({0, *(math.ceil(horizon * 2.0 ** (j - k)) for j in range(1, k))} - {horizon})
-    starts = tuple(int(c) for c in cuts)
-    ends = starts[1:] + (horizon,)
-    explores = tuple([ends[0] - starts[0]] + [math.ceil(f * (e - s)) for s, e in zip(starts[1:], ends[1:])])
-    samples = tuple(int(v) for v in np.cumsum(explores)[:-1])  # what decisions 1..D read
-    try:  # Python's float ** raises OverflowError where numpy would give inf
-        beta = bound_l * math.sqrt(2.0 * (1.0 + (1.0 + bound_l / math.sqrt(lam0)) ** 2)) / lam0
-    except OverflowError:
-        beta = math.inf
-    if not math.isfinite(horizon * lam0):
-        why = "lam too large for this horizon"
-    elif not math.isfinite(beta) or not math.isfinite(1.0 / beta if beta > 0.0 else math.inf):
-        why = "lam too small or feature_bound too large" if not math.isfinite(beta) or beta > 1.0 else "feature_bound too small"
-    else:
-        why = None
-    if why is not None:
-        raise InvalidArgumentError(
-            f"lam={lam0!r} and feature_bound={bound_l!r} make the stability constant beta={beta!r}; expected a finite "
-            f"number > 0 whose inverse is finite too (the grid widths are proportional to it): {why} (float64 cannot "
-            "hold them; the defaults are lam=30, feature_bound=1)"
-        )
-    bound = rho / scale if samples else 0.0
-    params = RidgeParams(horizon=horizon, n=n, rho=rho, phases=k, explore=f, lam=lam0, feature_bound=bound_l,
-                       grid_scale=scale, starts=starts, explores=explores, samples=samples, beta=beta, rho_bound=bound,
-                       certified=bound <= rho * (1 + 1e-12), overrides=overrides)
-    check_widths(params, 1)  # the features' d comes later; the widths grow with sqrt(d)
-    return params
-
-
-def check_widths(params: RidgeParams, d: int) -> np.ndarray:
-    """The grid widths w_k for ``d`` features, refused unless they and their inverses are finite
-    (θ̂/w would overflow, and the rounding give NaN)."""
-    with np.errstate(all="ignore"):
-        widths = params.widths(d)
-        usable = np.isfinite(widths).all() and np.isfinite(1.0 / widths).all()
-    if not usable:
-        raise InvalidArgumentError(
-            f"rep-ridge: the rounding grid's widths for d={d} features are {widths.tolist()}; expected finite numbers "
-            f"> 0: lam={params.lam!r}, feature_bound={params.feature_bound!r} and grid_scale={params.grid_scale!r} are "
-            "too extreme for float64 (the defaults are lam=30, feature_bound=1, grid_scale=1)"
-        )
-    return widths
-
-
-class RidgeRoundLanes(ContextLanes):
-    """rep-ridge for every lane (module docstring)."""
-
-    shared = ("params",)
-
-    def __init__(self, *, n: int, horizon: int, rngs: Sequence[Any], params: RidgeParams) -> None:
-        super().__init__(n=n, horizon=horizon, rngs=rngs)
-        self.params = params
-
-    def _setup(self, d: int) -> None:
-        self.gram = np.zeros((self.lanes, d, d))
-        self.b = np.zeros((self.lanes, d))
-        self.rounded = np.zeros((self.lanes, d))
-        self.widths = check_widths(self.params, d)
-        self._starts = np.asarray(self.params.starts + (self.horizon,))
-        self._phase = 0
-        self._explore_until = self._starts[1]
-
-    def _exploring(self) -> bool:
-        return bool(self.t < self._explore_until)
-
-    def _choose(self) -> np.ndarray:
-        norms = np.einsum("lnd,lnd->ln", self._x, self._x)
-        if norms.max() > self.params.feature_bound**2 * (1.0 + 1e-12):
-            raise InvalidArgumentError(f"rep-ridge: a feature vector of norm {math.sqrt(norms.max()):.6g} at step "
-                                       f"{self.t + 1}, above feature_bound={self.params.feature_bound:g} (its "
-                                       "certificate assumes the bound)")
-        u = self._uniforms(1)[:, 0]  # drawn at every step: the stream does not depend on the phase
-        if self._exploring():
-            return np.minimum((u * self.n).astype(np.int64), self.n - 1)
-        return np.argmin(np.einsum("lnd,ld->ln", self._x, self.rounded), axis=1)
-
-    def _learn(self, arms: np.ndarray, x: np.ndarray, costs: np.ndarray) -> None:
-        if self._exploring():
-            self.gram += x[:, :, None] * x[:, None, :]
-            self.b += costs[:, None] * x
-        if self.t + 1 == self._starts[self._phase + 1] and self._phase + 1 < len(self.params.starts):
-            self._decide()
-
-    def _decide(self) -> None:
-        """θ̃ for the next phase: ridge on the exploration samples so far, rounded on a grid from R."""
-        k = self._phase
-        samples = self.params.samples[k]
-        d = self.d
-        theta = np.linalg.solve(self.gram + self.params.lam * samples * np.eye(d), self.b[..., None])[..., 0]
-        w = self.widths[k]
-        offset = np.stack([r.random(d) for r in self.rngs])  # from R: the two runs of a pair share it
-        self.rounded = w * (np.floor(theta / w - offset) + offset + 0.5)
-        self._phase = k + 1
-        self._explore_until = self._starts[k + 1] + self.params.explores[k + 1]
-
-    def policy(self) -> np.ndarray:
-        if self.d is None:
-            return np.zeros((self.lanes, 1))
-        return self.rounded
+#: rep-ridge's lanes: the rounded-ridge mechanism with arms drawn uniformly from R
+RidgeRoundLanes = RoundedRidgeLanes
 
 
 class RepRidge(ContextualLearner):
@@ -232,7 +87,7 @@ class RepRidge(ContextualLearner):
         p = self.params
         self.rho, self.phases, self.explore, self.lam = p.rho, p.phases, p.explore, p.lam
         self.feature_bound, self.grid_scale = p.feature_bound, p.grid_scale
-        self._start(RidgeRoundLanes(n=n, horizon=horizon, rngs=[rng], params=p), n=n, horizon=horizon)
+        self._start(RoundedRidgeLanes(n=n, horizon=horizon, rngs=[rng], params=p), n=n, horizon=horizon)
 
 
 @replify.hookimpl

@@ -6,7 +6,9 @@ general framework, FLLB, FTPLB, FTPLB*), ``grid`` (the random grid of the paper'
 ``cumulative`` (running sums, float for float as stepping adds), ``actions`` (action sets for online
 linear optimisation), ``mixtures`` (learners that play a distribution), ``bandits`` (the
 bandit-feedback protocol, its feed and learners' base), ``bandit_lanes`` (their lane-batched form),
-``exploring`` (bandit learners that explore on a schedule, then commit), ``contextual`` (contexts before each step: linear and contextual bandits), ``doubling`` (doubling-trick epochs), ``describe`` (their ``repr``).
+``exploring`` (bandit learners that explore on a schedule, then commit), ``contextual`` (contexts before each step: linear and contextual bandits), ``rounded_ridge`` (a ridge
+estimate on shared exploration rounded on a random grid: rep-ridge's mechanism and the contextual conversion's),
+``contextual_conversion`` (the general conversion for contextual learners, ``replify.wrap``'s), ``doubling`` (doubling-trick epochs), ``describe`` (their ``repr``).
 Adversaries: ``sequences`` (distribution sequences drawn chunk by chunk, the form the engine
 streams) and ``userdata`` (a user's own cost matrix, from an array or a file). The learners and
 adversaries themselves are plugins (``replify_plugins``).

@@ -247,7 +247,8 @@ def _report(run: _Run, setup: _Setup, **fields: Any) -> Report:
     return Report(
         learner=setup.label, adversary=setup.adversary_label, pairs=run.pairs, identical=o.identical,
         agreement=o.agreement, first_divergence=o.first_divergence, regret=o.regret,
-        params=_noise_checked(_iid_checked(o.params, setup.seq, setup.spec, fields["horizon"]), setup.seq),
+        params=_moment_checked(_noise_checked(_iid_checked(o.params, setup.seq, setup.spec, fields["horizon"]), setup.seq),
+                              setup.seq),
         regret_bound=fields.pop("bound"), regret_bound_note=fields.pop("bound_note"), fast_path=o.fast_path,
         agreement_curve=o.agreement_curve, curve_edges=o.bin_edges, action_counts=o.action_counts,
         constant_regret=o.constant_regret, pseudo_regret=o.pseudo_regret, curve_steps=o.curve_steps,
@@ -262,7 +263,7 @@ def _iid_checked(params: Mapping[str, Any] | None, seq: Any, spec: Any, horizon:
     the same at every step: on an adversary that does not declare ``iid = True`` — a switching one
     declares ``law_changes``, a user's declares nothing — it is void, and the report says so (the
     ``adversarial-bandit`` demo refutes one there)."""
-    if not params or not params.get("certified") or getattr(spec, "guarantee", None) != "iid":
+    if not params or not params.get("certified") or "iid" not in (getattr(spec, "guarantee", None), params.get("guarantee")):
         return params
     pieces = declared_pieces(seq, horizon)  # iid = True, or law_changes that change nothing: one piece
     if pieces is not None and len(pieces) == 1:
@@ -298,6 +299,30 @@ def _noise_checked(params: Mapping[str, Any] | None, seq: Any) -> Mapping[str, A
                   stacklevel=4)
     return {**params, "certified": False,
             "certificate_note": f"void: it assumes noise of scale sigma={sigma:g}; {said}"}
+
+
+def _moment_checked(params: Mapping[str, Any] | None, seq: Any) -> Mapping[str, Any] | None:
+    """A certificate that assumes E[c² | context] ≤ M² (``cost_scale`` among the learner's
+    parameters: the contextual conversion of ``replify.wrap``) holds only where the adversary's costs
+    are known to qualify: its declared ``cost_bounds`` lie in [−M, M], or the bound on E[c² | context]
+    it declares (``cost_second_moment``) is at most M². Else the certificate is void, and the report
+    says so."""
+    if not params or not params.get("certified") or params.get("cost_scale") is None:
+        return params
+    m = float(params["cost_scale"])
+    bounds, moment = getattr(seq, "cost_bounds", None), getattr(seq, "cost_second_moment", None)
+    if bounds is not None and max(abs(float(bounds[0])), abs(float(bounds[1]))) <= m:
+        return params
+    if moment is not None and float(moment) <= m * m:
+        return params
+    said = (f"declares cost_second_moment {float(moment):g} > cost_scale² = {m * m:g}" if moment is not None else
+            f"declares cost_bounds {tuple(bounds)}, outside [-{m:g}, {m:g}]" if bounds is not None else
+            "declares neither cost_bounds nor cost_second_moment, so its costs' second moment could be any")
+    warnings.warn(f"the learner's certificate assumes E[c^2 | context] <= cost_scale^2 = {m * m:g}, but "
+                  f"{type(seq).__name__} {said}: rho is measured, not certified (wrap with a larger cost_scale, or "
+                  "declare the adversary's cost_bounds or cost_second_moment)", ReplifyWarning, stacklevel=4)
+    return {**params, "certified": False,
+            "certificate_note": f"void: it assumes E[c^2 | context] <= {m * m:g}; {type(seq).__name__} {said}"}
 
 
 def _check_sequence(seq: Any, *, n: int, horizon: int, label: str) -> None:
