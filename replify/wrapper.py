@@ -212,6 +212,7 @@ class ReplicableFactory:
         # contextual one goes to the contextual conversion, whose options are checked here too
         if options.get("problem") == "contextual" or contextual_target(learner) is not None:
             check_contextual_options(options, problem=options.get("problem"))
+            self.problem, self.feedback = "contextual", "bandit"  # what the learners it builds declare
         elif not isinstance(learner, (str, LearnerSpec)):
             refuse_bandit(resolve_spec(learner, norm=options.get("norm"), problem=options.get("problem")),
                           declared_feedback(learner, "full"))
@@ -342,6 +343,17 @@ def wrap(
     be given; ``block_size``, ``norm``, ``rounding`` and ``problem`` belong to the full-information form.
     For a tighter certificate and more learning, the registered ``perturbed-bandit`` commits to a
     Gumbel-perturbed leader instead (docs/bandits.md).
+
+    A **contextual** learner (``problem = "contextual"``: a registered one, a class declaring it, or
+    any factory with ``problem="contextual"``) gets the general contextual conversion (ours), with or
+    without ``feedback="bandit"``: a :class:`~replify.components.contextual_conversion.ReplicableContextual`
+    that explores on a shared round robin and commits, phase by phase, to the greedy policy of its own
+    ridge fit of the learner's linear ``model`` (``"shared"`` or ``"disjoint"``; the learner's
+    ``model`` attribute by default) rounded on a grid from R — certified iid ρ-replicable for
+    features of norm at most ``feature_bound`` (1) and costs with E[c² | context] ≤ ``cost_scale``²
+    (1), the derivation in that module's docstring (docs/contextual.md, "Your own contextual learner
+    made replicable"). It takes ``n``, ``horizon``, ``rho``, ``seed``, ``learner_params``, ``model``,
+    ``cost_scale`` and ``feature_bound``; the other options belong to the experts and bandit forms.
     """
     options = {
         k: v
