@@ -95,6 +95,19 @@ def declared_bounds(seq: Any) -> tuple[float, float] | None:
     return float(b[0]), float(b[1])
 
 
+def declared_second_moment(seq: Any) -> float | None:
+    """``cost_second_moment`` (a bound on E[c² | context] at every step), None when not declared;
+    one that is not a finite number ≥ 0 is refused."""
+    moment = getattr(seq, "cost_second_moment", None)
+    if moment is None:
+        return None
+    if isinstance(moment, (bool, np.bool_)) or not isinstance(moment, (int, float, np.integer, np.floating)) \
+            or not (math.isfinite(float(moment)) and float(moment) >= 0.0):
+        raise InvalidArgumentError(f"{type(seq).__name__}.cost_second_moment must be a finite number >= 0, a bound on "
+                                   f"E[c^2 | context] at every step; got {moment!r}")
+    return float(moment)
+
+
 def _step_range(a: int, b: int) -> str:
     return f"steps {a + 1}..{b}" if b > a + 1 else f"step {a + 1}"
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from replify.base.checks import check_int, check_learner, check_real, check_rho, check_step_size, public
 from replify.engine import limits
-from replify.engine.declarations import declared_pieces
+from replify.engine.declarations import declared_bounds, declared_pieces, declared_second_moment
 from replify.engine.dispatch import dispatch
 from replify.engine.outcomes import Outcomes
 from replify.errors import InvalidArgumentError, LearnerProtocolError, ReplifyError, ReplifyWarning
@@ -310,7 +310,7 @@ def _moment_checked(params: Mapping[str, Any] | None, seq: Any) -> Mapping[str, 
     if not params or not params.get("certified") or params.get("cost_scale") is None:
         return params
     m = float(params["cost_scale"])
-    bounds, moment = getattr(seq, "cost_bounds", None), getattr(seq, "cost_second_moment", None)
+    bounds, moment = declared_bounds(seq), declared_second_moment(seq)  # a malformed one (NaN, say) is refused
     if bounds is not None and max(abs(float(bounds[0])), abs(float(bounds[1]))) <= m:
         return params
     if moment is not None and float(moment) <= m * m:

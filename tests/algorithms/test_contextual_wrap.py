@@ -8,6 +8,7 @@ import pytest
 
 import replify
 from replify.components.contextual_conversion import ReplicableContextual
+from replify.components.sequences import ChunkedSequence
 from replify.errors import ArgumentTypeError, InvalidArgumentError, ReplifyWarning
 from replify.evaluation.stats import binomial_upper_tail
 
@@ -170,3 +171,36 @@ def test_attack_the_conversion_where_its_estimate_varies_most(arms):
     assert report.claim == "certified" and bound == pytest.approx(0.1)
     assert parted < binomial_upper(pairs, bound)  # never refuted
     assert bound / (parted / pairs) < 3.0  # the bound is within 3x of the worst attack
+
+
+class DeclaresMoment(ChunkedSequence):
+    """A user's contextual adversary (one feature ±1, costs ±1) whose declarations a test sets."""
+
+    fixed_contexts, d, iid = None, 1, True
+
+    def __init__(self, *, n, horizon, **declared):
+        self.n, self.horizon = n, horizon
+        self.__dict__.update(declared)
+
+    def sample_contexts(self, rng, start, stop):
+        x = rng.choice([-1.0, 1.0], (stop - start, self.n, 1))
+        c = rng.choice([-1.0, 1.0], (stop - start, self.n))
+        return x, c, np.zeros_like(c)
+
+    def sample_chunk(self, rng, start, stop):
+        return self.sample_contexts(rng, start, stop)[1]
+
+
+@pytest.mark.parametrize("declared, words", [
+    ({"cost_second_moment": -1.0}, "cost_second_moment must be a finite number >= 0"),
+    ({"cost_second_moment": float("nan")}, "cost_second_moment must be a finite number >= 0"),
+    ({"cost_bounds": (-1.0, float("nan"))}, "cost_bounds must be .low, high. with low <= high"),
+])
+def test_malformed_declarations_are_refused_not_read_as_certifying(declared, words):
+    # an independent review found (-1, nan) and a negative second moment certifying
+    with pytest.raises(InvalidArgumentError, match=words):
+        replify.evaluate(replify.wrap(rho=0.1)(TextbookLinUCB), DeclaresMoment(n=2, horizon=40, **declared), n=2,
+                         horizon=40, pairs=2, seed=0, progress=False)
+    ok = replify.evaluate(replify.wrap(rho=0.1)(TextbookLinUCB), DeclaresMoment(n=2, horizon=40, cost_second_moment=1.0),
+                          n=2, horizon=40, pairs=2, seed=0, progress=False)
+    assert ok.claim == "certified"
