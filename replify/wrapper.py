@@ -27,6 +27,7 @@ from replify.plugins.registry import registry
 from replify.plugins.specs import LearnerSpec
 from replify.base.randomness import Seed, Streams, seed_sequence
 from replify.base.references import is_reference, load_reference
+from replify.components.contextual_conversion import ReplicableContextual
 from replify.contextual_wrap import build_contextual, check_contextual_options, contextual_target
 from replify.internal_learner import build_internal, declared_feedback, input_map, internal_regret_bound, refuse_bandit
 
@@ -217,7 +218,7 @@ class ReplicableFactory:
             refuse_bandit(resolve_spec(learner, norm=options.get("norm"), problem=options.get("problem")),
                           declared_feedback(learner, "full"))
 
-    def __call__(self, **kwargs: Any) -> ReplicableLearner | ReplicableBandit:
+    def __call__(self, **kwargs: Any) -> ReplicableLearner | ReplicableBandit | ReplicableContextual:
         fixed = sorted(k for k, v in kwargs.items() if k in self.options and not _same(self.options[k], v))
         if fixed:
             raise InvalidArgumentError(
