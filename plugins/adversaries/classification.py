@@ -85,6 +85,13 @@ class ClassificationBandit(ChunkedSequence):
     def sample_chunk(self, rng: np.random.Generator, start: int, stop: int) -> np.ndarray:
         return self.sample_contexts(rng, start, stop)[1]
 
+    def context_support(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every row a step can show (drawn uniformly): its contexts (R, n, d), costs and means
+        (R, n). The engine's finite-support path draws a stretch's rows as multinomial counts."""
+        costs = np.ones((self.labels.size, self.n))
+        costs[np.arange(self.labels.size), self.labels] = 0.0
+        return self._blocks, costs, costs.copy()
+
 
 @replify.hookimpl
 def register_adversaries(register):

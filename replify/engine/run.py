@@ -60,6 +60,7 @@ from replify.engine.declarations import AUDIT_SLOT, audit
 from replify.engine.lanes import _Lanes, _block_class
 from replify.engine.outcomes import Outcomes
 from replify.engine.cycles import cycle_learners, _cycles
+from replify.engine.support import _support, support_learners
 from replify.engine.contexts import _contextual
 from replify.engine.paths import _fast, _pair_by_pair, _per_step, _segment_learners
 from replify.errors import InvalidArgumentError, ReplifyWarning
@@ -187,28 +188,34 @@ def _simulate(
         segmented = block_cls is None and not changing and _segment_learners(learners)
         cycles, why = (False, "") if block_cls is not None or segmented or changing else \
             cycle_learners(learners, seq, state.domain, horizon)
-        can_fast = ((block_cls is not None or segmented) and callable(getattr(seq, "sample_sums", None))) or cycles
+        support, why_support = support_learners(learners, seq, horizon) if changing else (False, "")
+        can_fast = ((block_cls is not None or segmented) and callable(getattr(seq, "sample_sums", None))) or cycles \
+            or support
         if fast_path and not can_fast:
             bandit = is_bandit(learners[0])
             raise InvalidArgumentError(
                 "fast_path=True needs block learners (the paper's replicable algorithms, iid-experts or a wrapped learner) "
                 "and an adversary that can draw block sums (sample_sums), or batched bandit learners (next_cycle, "
                 "observe_sums) and an iid or piecewise-iid adversary with sample_sums and cost_bounds in the learner's "
-                f"domain; got {type(learners[0]).__name__} and {type(seq).__name__}" + (f": {why}" if bandit and why else "")
+                f"domain, or learners that commit stretch by stretch (next_stretch, observe_stretch) on an adversary of "
+                f"finite support (context_support); got {type(learners[0]).__name__} and {type(seq).__name__}"
+                + (f": {why}" if bandit and why and not changing else f": {why_support}" if changing else "")
             )
         use_fast = can_fast and fast_path is not False
-        if cycles and fast_path is None and horizon * n < limits.CYCLE_MIN_COSTS:
+        if (cycles or support) and fast_path is None and horizon * n < limits.CYCLE_MIN_COSTS:
             use_fast = False  # short runs: drawing every step is cheaper than the block-sum path's overhead
         if not audited:
             # What the path about to be taken trusts, looked at on a cheap sample of the audit's own
             # stream (the pairs' draws are untouched): the block-sum path of batched bandit
             # learners trusts iid/law_changes and cost_bounds, a pseudo-regret expected_sums.
             audit(seq, n=n, horizon=horizon, rng=np.random.default_rng(child(root, AUDIT_SLOT)),
-                  same_law=use_fast and cycles, expected=state.expected_sums is not None)
+                  same_law=use_fast and (cycles or support), expected=state.expected_sums is not None)
             audited = True
         if block_cls is not None:
             state.start_blocks()
-        if changing or (contextual and not (use_fast and cycles)):
+        if use_fast and support:
+            _support(state)
+        elif changing or (contextual and not (use_fast and cycles)):
             _contextual(state, budget)
         elif use_fast and cycles:
             _cycles(state)
