@@ -13,7 +13,10 @@ certified without a statement of its stability (a learner could return any funct
 so the wrapper certifies the one it computes, and the learner supplies the model. Exploration is a
 round robin over the arms from the start of each exploring stretch: on fixed features a stretch is
 one round robin, which the engine's block-sum path plays without a per-step draw
-(:meth:`ReplicableContextual.next_cycle`), so horizons of 10⁸–10⁹ take seconds.
+(:meth:`ReplicableContextual.next_cycle`), and on contexts of finite support (a bootstrapped data
+set) a stretch is a round robin or a policy on the support's rows, which the engine's
+finite-support path draws as multinomial counts (:meth:`ReplicableContextual.next_stretch`): so
+horizons of 10⁸–10¹⁰ take seconds.
 
 **The certificate.** Assume (i) the contexts and costs are iid over time: each step's (n, d)
 context and its costs drawn from one law, independently of the other steps; (ii) every feature

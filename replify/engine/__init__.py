@@ -7,7 +7,8 @@ cumulative costs, accounting, checkpoints), ``paths`` (the per-step, block-sum, 
 whole-sequence paths, and the bandit feed), ``played`` (bandit learners shown only the played
 arm's cost: one variate a lane and step, the other arms' totals as block sums), ``contexts`` (the
 contextual path, and what it holds an adversary that shows contexts to), ``cycles`` (the bandit
-block-sum path of batched bandit learners), ``declarations`` (an adversary's declarations held against its own draws before
+block-sum path of batched bandit learners), ``support`` (the finite-support path: a bootstrapped data set's
+rows drawn as multinomial counts, stretch by stretch), ``declarations`` (an adversary's declarations held against its own draws before
 a path trusts them), ``run`` (:func:`simulate`, which picks a path), and ``dispatch`` (the pairs
 split over local processes with joblib, or a Dask cluster).
 
