@@ -63,8 +63,7 @@ import numpy as np
 
 import replify
 from replify.base.checks import check_int
-from replify.components.contextual import ContextualLearner
-from replify.components.rounded_ridge import RidgeParams, RoundedRidgeLanes, check_widths, ridge_parameters
+from replify.components.rounded_ridge import RidgeParams, RoundedRidgeLanes, RoundedRidgeLearner, check_widths, ridge_parameters
 
 __all__ = ["RepRidge", "RidgeParams", "RidgeRoundLanes", "check_widths", "ridge_parameters"]
 
@@ -72,7 +71,7 @@ __all__ = ["RepRidge", "RidgeParams", "RidgeRoundLanes", "check_widths", "ridge_
 RidgeRoundLanes = RoundedRidgeLanes
 
 
-class RepRidge(ContextualLearner):
+class RepRidge(RoundedRidgeLearner):
     """Replicable contextual learner: rounded ridge, greedy per phase (module docstring)."""
 
     _params = ("rho", "phases", "explore", "lam", "feature_bound", "grid_scale")

@@ -15,7 +15,7 @@ round robin over the arms from the start of each exploring stretch: on fixed fea
 one round robin, which the engine's block-sum path plays without a per-step draw
 (:meth:`ReplicableContextual.next_cycle`), and on contexts of finite support (a bootstrapped data
 set) a stretch is a round robin or a policy on the support's rows, which the engine's
-finite-support path draws as multinomial counts (:meth:`ReplicableContextual.next_stretch`): so
+finite-support path draws as multinomial counts (:meth:`~replify.components.rounded_ridge.RoundedRidgeLearner.next_stretch`): so
 horizons of 10⁸–10¹⁰ take seconds.
 
 **The certificate.** Assume (i) the contexts and costs are iid over time: each step's (n, d)
@@ -67,8 +67,8 @@ import numpy as np
 from replify.base.checks import check_int
 from replify.base.protocol import check_learner
 from replify.base.randomness import Seed, Streams, seed_sequence
-from replify.components.contextual import ContextualLearner, check_contexts, is_contextual
-from replify.components.rounded_ridge import RidgeParams, RoundedRidgeLanes, ridge_parameters
+from replify.components.contextual import check_contexts, is_contextual
+from replify.components.rounded_ridge import RidgeParams, RoundedRidgeLanes, RoundedRidgeLearner, ridge_parameters
 from replify.errors import InvalidArgumentError, LearnerProtocolError
 
 MODELS = ("shared", "disjoint")
@@ -102,7 +102,7 @@ class ConversionLanes(RoundedRidgeLanes):
     label = "replify.wrap (contextual)"
 
 
-class ReplicableContextual(ContextualLearner):
+class ReplicableContextual(RoundedRidgeLearner):
     """A contextual learner made iid ρ-replicable by the general contextual conversion (module
     docstring). Build it with :func:`replify.wrap`; ``internal`` is the user's learner, built once
     (with R's ``internal`` stream) for its model, ``params`` the schedule and the certificate."""
@@ -161,44 +161,6 @@ class ReplicableContextual(ContextualLearner):
             arms, length = np.argmin(lane.scores(x[None]), axis=1), boundary - lane.t
         self._cycle = (arms, int(length))
         return arms.copy(), int(length)
-
-    # -- stretches on contexts of finite support (the engine's finite-support path)
-    def next_stretch(self, contexts: Any) -> tuple[str, np.ndarray, int]:
-        """The rest of the current stretch on the support's rows ``contexts`` (R, n, d): an exploring
-        stretch is a round robin (``"cycle"``), a committed one the rounded estimate's arm on each row
-        (``"policy"``)."""
-        lane = self._lane
-        x = np.asarray(contexts, dtype=np.float64)
-        if x.ndim != 3 or x.shape[1] != self.n:
-            raise InvalidArgumentError(f"{type(self).__name__}.next_stretch(contexts): contexts must have shape "
-                                       f"(R, n, d) with n={self.n}; got shape {x.shape}")
-        if lane.d is None:
-            lane.d = int(x.shape[2])
-            lane._setup(lane.d)
-            lane.check_features(x, 1)
-        self._support = x
-        if lane._exploring():
-            self._stretch = lane._explore_until - lane.t
-            return "cycle", np.roll(np.arange(self.n), -lane.explored_arm()), self._stretch
-        self._stretch = int(lane._starts[lane._phase + 1]) - lane.t
-        theta = lane.rounded[0]  # (blocks, d): this one lane's rounded estimate
-        scores = x @ theta[0] if self.model == "shared" else np.einsum("rnd,nd->rn", x, theta)
-        return "policy", np.argmin(scores, axis=1), self._stretch
-
-    def observe_stretch(self, counts: Any, costs: Any) -> None:
-        """How often each arm was played on each row over the last :meth:`next_stretch` (n, R), and
-        the costs it paid there (NaN where it never played)."""
-        lane, x = self._lane, self._support
-        k = np.asarray(counts)
-        if k.shape != (self.n, x.shape[0]) or k.dtype.kind not in "iu" or int(k.sum()) != self._stretch:
-            raise InvalidArgumentError(f"observe_stretch() needs counts of shape ({self.n}, {x.shape[0]}) adding up to "
-                                       f"the {self._stretch} steps of the stretch; got {k.shape}")
-        if lane._exploring():
-            arm, row = np.nonzero(k)
-            lane.add_samples(arm[None], x[row, arm][None], k[arm, row][None].astype(np.float64),
-                             (k[arm, row] * np.asarray(costs, dtype=np.float64)[arm, row])[None])
-        lane.t += self._stretch
-        lane.advanced(lane.t)
 
     def observe_sums(self, sums: Any, pulls: Any) -> None:
         """Each arm's cost sum and pull count over the last :meth:`next_cycle`."""

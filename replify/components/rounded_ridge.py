@@ -36,7 +36,7 @@ import attrs
 import numpy as np
 
 from replify.base.checks import check_int, check_positive, check_rho
-from replify.components.contextual import ContextLanes
+from replify.components.contextual import ContextLanes, ContextualLearner
 from replify.errors import InvalidArgumentError
 
 #: The default regulariser λ₀ and number of phases K (rep-ridge's docstring measures the choice).
@@ -249,3 +249,52 @@ class RoundedRidgeLanes(ContextLanes):
         if self.d is None:
             return np.zeros((self.lanes, 1))
         return self.rounded.reshape(self.lanes, -1)
+
+
+class RoundedRidgeLearner(ContextualLearner):
+    """A contextual learner stepped through :class:`RoundedRidgeLanes` of one lane, which also plays
+    stretch by stretch on contexts of finite support (the engine's finite-support path,
+    :mod:`replify.engine.support`): an exploring stretch is a round robin (``"cycle"``) or, for arms
+    drawn uniformly from R, each arm's pulls drawn from R piece by piece (``"pulls"``: Multinomial(ℓ,
+    1/n) over a piece of ℓ steps, the counts of ℓ uniform arms); a committed one plays the rounded
+    estimate's arm on each row (``"policy"``)."""
+
+    _lane: RoundedRidgeLanes
+
+    def next_stretch(self, contexts: Any) -> tuple[str, np.ndarray, int]:
+        """The rest of the current stretch on the support's rows ``contexts`` (R, n, d)."""
+        lane = self._lane
+        x = np.asarray(contexts, dtype=np.float64)
+        if x.ndim != 3 or x.shape[1] != self.n:
+            raise InvalidArgumentError(f"{type(self).__name__}.next_stretch(contexts): contexts must have shape "
+                                       f"(R, n, d) with n={self.n}; got shape {x.shape}")
+        if lane.d is None:
+            lane.d = int(x.shape[2])
+            lane._setup(lane.d)
+            lane.check_features(x, 1)
+        self._support = x
+        if lane._exploring():
+            self._stretch = lane._explore_until - lane.t
+            if lane.exploration == "uniform":  # the counts of uniform arms from R, piece by piece
+                rng, p = lane.rngs[0], np.full(self.n, 1.0 / self.n)
+                return "pulls", lambda size: rng.multinomial(size, p), self._stretch
+            return "cycle", np.roll(np.arange(self.n), -lane.explored_arm()), self._stretch
+        self._stretch = int(lane._starts[lane._phase + 1]) - lane.t
+        theta = lane.rounded[0]  # (blocks, d): this one lane's rounded estimate
+        scores = x @ theta[0] if lane.model == "shared" else np.einsum("rnd,nd->rn", x, theta)
+        return "policy", np.argmin(scores, axis=1), self._stretch
+
+    def observe_stretch(self, counts: Any, costs: Any) -> None:
+        """How often each arm was played on each row over the last :meth:`next_stretch` (n, R), and
+        the costs it paid there (NaN where it never played)."""
+        lane, x = self._lane, self._support
+        k = np.asarray(counts)
+        if k.shape != (self.n, x.shape[0]) or k.dtype.kind not in "iu" or int(k.sum()) != self._stretch:
+            raise InvalidArgumentError(f"observe_stretch() needs counts of shape ({self.n}, {x.shape[0]}) adding up to "
+                                       f"the {self._stretch} steps of the stretch; got {k.shape}")
+        if lane._exploring():
+            arm, row = np.nonzero(k)
+            lane.add_samples(arm[None], x[row, arm][None], k[arm, row][None].astype(np.float64),
+                             (k[arm, row] * np.asarray(costs, dtype=np.float64)[arm, row])[None])
+        lane.t += self._stretch
+        lane.advanced(lane.t)

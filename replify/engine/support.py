@@ -7,14 +7,18 @@ learners that commit each stretch of steps before it is played, are played witho
 costs, means)``, shapes (R, n, d), (R, n) and (R, n), and optionally ``support_weights`` (R,), the
 rows' probabilities (uniform by default). The learner has ``next_stretch(contexts) -> (kind, arms,
 length)``: ``kind == "cycle"``, a round robin over ``arms`` (its j-th step plays ``arms[j % k]``,
-whatever the row), or ``kind == "policy"``, ``arms`` of shape (R,) the arm it plays on each row —
+whatever the row), ``kind == "pulls"``, ``arms`` a function ``size -> counts`` giving each arm's
+number of steps among the stretch's next ``size`` (arms drawn independently of the rows, by the
+learner: uniform arms from R, say; called piece by piece, in order), or
+``kind == "policy"``, ``arms`` of shape (R,) the arm it plays on each row —
 for the next ``length`` steps; then ``observe_stretch(counts, costs)``: ``counts`` (n, R) how often
 each arm was played on each row, ``costs`` (n, R) the cost it paid there (NaN where it never played:
 what it saw, and nothing else).
 
 **Exact in law.** The rows of a stretch's steps are independent draws; on a round robin the arm of
 each step is fixed in advance, so the rows of arm a's L_a steps are Multinomial(L_a, w) counts,
-independent across arms; on a policy stretch the rows are Multinomial(L, w) and each row's arm is the
+independent across arms (for ``"pulls"``, each piece's pulls are the learner's own draws); on a
+policy stretch the rows are Multinomial(L, w) and each row's arm is the
 policy's. The stretch is drawn piece by piece between the report's checkpoints (independent steps:
 the pieces' counts are independent multinomials), so the regret curve is exact too. Regret and
 pseudo-regret are against the best policy (the arm of least mean on each row), on these draws.
@@ -35,6 +39,10 @@ from replify.engine.cycles import _round_robin_pulls
 from replify.engine.declarations import declared_pieces
 from replify.engine.lanes import _Lanes
 from replify.errors import ActionError, CostError, InvalidArgumentError
+
+
+#: what a stretch may be (module docstring)
+KINDS = ("cycle", "pulls", "policy")
 
 
 def support_learners(learners: list, seq: Any, horizon: int) -> tuple[bool, str]:
@@ -82,19 +90,33 @@ def checked_support(state: _Lanes) -> tuple[np.ndarray, np.ndarray, np.ndarray, 
 
 def checked_stretch(got: Any, *, n: int, rows: int, left: int, step: int, name: str) -> tuple[str, np.ndarray, int]:
     """What ``next_stretch()`` returned, checked: ``(kind, arms, length)``."""
-    if not (isinstance(got, (tuple, list)) and len(got) == 3 and got[0] in ("cycle", "policy")):
+    if not (isinstance(got, (tuple, list)) and len(got) == 3 and got[0] in KINDS):
         raise InvalidArgumentError(f"{name}.next_stretch() at step {step} must return (kind, arms, length) with kind "
-                                   f"'cycle' or 'policy'; got {got!r:.120}")
-    kind, arms, length = got[0], np.asarray(got[1]), got[2]
+                                   f"one of {KINDS}; got {got!r:.120}")
+    kind, length = got[0], got[2]
+    if isinstance(length, (bool, np.bool_)) or not (isinstance(length, (int, np.integer)) and 1 <= length <= left):
+        raise InvalidArgumentError(f"{name}.next_stretch() at step {step} must give an integer length in 1..{left}; "
+                                   f"got {length!r}")
+    if kind == "pulls":  # a function: each arm's pulls over the next `size` steps, drawn from the learner's R
+        if not callable(got[1]):
+            raise ActionError(f"{name}.next_stretch() at step {step} must give 'pulls' as a function size -> each arm's "
+                              f"pulls over that many steps; got {got[1]!r:.120}")
+        return kind, got[1], int(length)
+    arms = np.asarray(got[1])
     shape_ok = arms.ndim == 1 and arms.size > 0 if kind == "cycle" else arms.shape == (rows,)
     if not shape_ok or arms.dtype.kind not in "iu" or arms.min() < 0 or arms.max() >= n:
         want = "a non-empty 1-d array of arms" if kind == "cycle" else f"an arm for each of the {rows} rows"
         raise ActionError(f"{name}.next_stretch() at step {step} must give {want}, integers in [0, {n}); got "
                           f"{arms!r:.120}")
-    if isinstance(length, (bool, np.bool_)) or not (isinstance(length, (int, np.integer)) and 1 <= length <= left):
-        raise InvalidArgumentError(f"{name}.next_stretch() at step {step} must give an integer length in 1..{left}; "
-                                   f"got {length!r}")
     return kind, arms.astype(np.int64), int(length)
+
+
+def _pulls(got: Any, n: int, size: int, name: str, step: int) -> np.ndarray:
+    a = np.asarray(got)
+    if a.shape != (n,) or a.dtype.kind not in "iu" or a.min() < 0 or int(a.sum()) != size:
+        raise ActionError(f"{name}.next_stretch()'s pulls function (stretch from step {step}) must give {n} "
+                          f"non-negative integer counts adding up to {size}; got {got!r:.120}")
+    return a.astype(np.int64)
 
 
 def _support_lane(state: _Lanes, i: int, support: tuple) -> list[tuple[int, Any]]:
@@ -117,8 +139,11 @@ def _support_lane(state: _Lanes, i: int, support: tuple) -> list[tuple[int, Any]
         kind, arms, length = checked_stretch(lr.next_stretch(x), n=n, rows=rows, left=horizon - t, step=t + 1, name=name)
         stops = np.union1d(state.checkpoints[(state.checkpoints > t) & (state.checkpoints < t + length)], [t + length])
         begins = np.concatenate([[t], stops[:-1]])
-        if kind == "cycle":  # each piece's pulls per arm, then each arm's rows: (pieces, n, R)
-            per_arm = _round_robin_pulls(arms, begins - t, stops - t, n)
+        if kind != "policy":  # each piece's pulls per arm, then each arm's rows: (pieces, n, R)
+            if kind == "cycle":
+                per_arm = _round_robin_pulls(arms, begins - t, stops - t, n)
+            else:  # the learner's own draws, piece by piece (a loop over the few checkpoints)
+                per_arm = np.stack([_pulls(arms(size), n, size, name, t + 1) for size in (stops - begins).tolist()])
             counts = rng.multinomial(per_arm.ravel(), w).reshape(len(stops), n, rows)
         else:  # each piece's rows, played with the policy's arm of each row
             row_counts = rng.multinomial(stops - begins, w)  # (pieces, R)
