@@ -53,6 +53,10 @@ then stays. Measured on ``linear-bernoulli`` with contexts on the sphere (d = 5,
 pairs, ρ = 0.1): pseudo-regret 0.96, 0.88, 0.61 and 0.61 × uniform exploration's at λ₀ = 1 (8
 phases), 10 (4), 30 (3) and 100 (3); so λ₀ = 30 and K = 3.
 
+**Paths.** Stepped (or in lanes), and on contexts of finite support stretch by stretch
+(:class:`~replify.components.rounded_ridge.RoundedRidgeLearner`: an exploring stretch's uniform arms
+drawn from R as counts, piece by piece), which the engine plays without stepping.
+
 **Regret** (not certified): the exploration share f·T costs at most f·T·(max cost gap); a greedy
 phase costs what the rounded estimate's policy loses. Measured in docs/contextual.md.
 """
