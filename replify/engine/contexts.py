@@ -16,6 +16,7 @@ from replify.components.bandit_lanes import LaneFeed, lane_form
 from replify.components.blocks import reduce_from
 from replify.components.contextual import ContextFeed, ContextLaneFeed, is_contextual, varying_contexts
 from replify.engine import limits
+from replify.engine.declarations import declared_bounds
 from replify.engine.lanes import _Lanes
 from replify.engine.outcomes import accumulate
 from replify.engine.paths import _play_told, _stepped
@@ -131,6 +132,10 @@ def _draw_contexts(state: _Lanes, t0: int, t1: int) -> tuple[np.ndarray, np.ndar
             check_fixed(state, x, t0)
         costs[i], means[i] = c, m
     state.check_rows(costs, t0)
+    bounds = declared_bounds(state.seq)  # what a certificate may rely on (the contextual conversion's) is held to
+    if bounds is not None and costs.size and not (costs.min() >= bounds[0] and costs.max() <= bounds[1]):
+        worst = float(costs.min()) if costs.min() < bounds[0] else float(costs.max())
+        raise CostError(f"the adversary declares cost_bounds {bounds}, but {source} drew the cost {worst!r}, outside them")
     check_means(state, costs, means, t0)  # regret is measured against the means: they must be the costs' own
     return contexts, costs, means
 

@@ -9,7 +9,7 @@ import pytest
 import replify
 from replify.components.contextual_conversion import ReplicableContextual
 from replify.components.sequences import ChunkedSequence
-from replify.errors import ArgumentTypeError, InvalidArgumentError, ReplifyWarning
+from replify.errors import ArgumentTypeError, CostError, InvalidArgumentError, ReplifyWarning
 from replify.evaluation.stats import binomial_upper_tail
 
 
@@ -204,3 +204,16 @@ def test_malformed_declarations_are_refused_not_read_as_certifying(declared, wor
     ok = replify.evaluate(replify.wrap(rho=0.1)(TextbookLinUCB), DeclaresMoment(n=2, horizon=40, cost_second_moment=1.0),
                           n=2, horizon=40, pairs=2, seed=0, progress=False)
     assert ok.claim == "certified"
+
+
+def test_costs_outside_the_declared_bounds_are_refused_where_contexts_change():
+    # an independent review: a user adversary declaring cost_bounds (-1, 1) and drawing ±10 was printed
+    # certified (the contextual path held costs only to the learner's domain, all reals here)
+    class Liar(DeclaresMoment):
+        def sample_contexts(self, rng, start, stop):
+            x, c, m = super().sample_contexts(rng, start, stop)
+            return x, 10.0 * c, m
+
+    with pytest.raises(CostError, match=r"declares cost_bounds \(-1.0, 1.0\), but .* drew the cost"):
+        replify.evaluate(replify.wrap(rho=0.1)(TextbookLinUCB), Liar(n=2, horizon=40, cost_bounds=(-1.0, 1.0)), n=2,
+                         horizon=40, pairs=2, seed=0, progress=False)
