@@ -13,7 +13,7 @@ and ``cli``. The layers under it, each folder's ``__init__`` saying what lives t
 may import: ``base`` (the ground floor: checks, random streams, files, progress, references) →
 ``guarantees`` (certificates, theory) → ``components`` → ``plugins`` (specs, registry, factory) →
 ``sources`` (what a user hands replify as a learner or an adversary) → ``engine`` → ``evaluation``
-→ ``experiments``. Module paths that moved keep working, with a DeprecationWarning naming the new
+→ ``experiments`` and, beside it, ``offpolicy`` (logged bandit data: off-policy estimates). Module paths that moved keep working, with a DeprecationWarning naming the new
 place (``replify._moved``).
 """
 

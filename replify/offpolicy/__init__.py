@@ -1,0 +1,15 @@
+"""Logged bandit data (docs/offpolicy.md), layer 7, beside ``experiments``: a :class:`Log` of
+interactions a logging policy took — read from arrays or a CSV file, or simulated from any replify
+contextual adversary with a stated logging policy — and the off-policy estimates of another
+policy's expected cost from it (:func:`estimate`: inverse propensity scoring, its self-normalised
+form, the direct method and the doubly robust estimator, each with a confidence interval).
+
+``log`` (the log, its checks, its constructors, the logging policies), ``estimators`` (the
+estimates). May import: everything below (the ground floor, components, plugins, sources,
+evaluation's ``stats``). Costs are losses, lower is better, as everywhere in replify.
+"""
+
+from replify.offpolicy.estimators import ESTIMATORS, Estimate, estimate
+from replify.offpolicy.log import Log, epsilon_greedy, softmax
+
+__all__ = ["ESTIMATORS", "Estimate", "Log", "epsilon_greedy", "estimate", "softmax"]

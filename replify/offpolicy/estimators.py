@@ -1,0 +1,150 @@
+"""Off-policy estimates of a target policy π's expected cost from a :class:`~replify.offpolicy.Log`,
+each with a confidence interval (docs/offpolicy.md).
+
+With w_i = π(a_i | x_i)/p_i (the importance weight of row i: the target's probability of the
+logged action over the logging policy's) and ĉ(x, a) a cost model:
+
+- ``"ips"`` — inverse propensity scoring (Horvitz & Thompson, JASA 1952): V = (1/N) Σ w_i c_i;
+- ``"snips"`` — self-normalised IPS (Swaminathan & Joachims, NeurIPS 2015): V = Σ w_i c_i / Σ w_i;
+- ``"dm"`` — the direct method: V = (1/N) Σ_i Σ_a π(a | x_i) ĉ(x_i, a);
+- ``"dr"`` — doubly robust (Dudík, Langford & Li, ICML 2011):
+  V = (1/N) Σ_i [Σ_a π(a | x_i) ĉ(x_i, a) + w_i (c_i − ĉ(x_i, a_i))].
+
+**Intervals.** Each estimate is a mean of per-row terms (SNIPS: a ratio of two, by the delta method,
+terms w_i(c_i − V)/w̄), and its interval is the normal one, V ± z·s/√N, s the terms' sample standard
+deviation: asymptotic (central limit theorem), stated as such. The direct method gets no interval:
+its error is the model's bias, which the log cannot bound (measured: a ridge model on wine's
+features, 95% "intervals" from the terms' spread covered the truth in 0 of 1000 logs, where IPS's
+covered 969, SNIPS's 986 and DR's 1000).
+
+**Clipping.** ``clip=M`` replaces every weight by min(w, M) in IPS and DR (Bottou et al., JMLR
+2013): a bias towards 0 traded for variance; the result says how many weights were clipped.
+
+**The cost model.** ``model`` is a function of the contexts (all rows at once) returning every
+arm's predicted cost (rows, n); without one, :func:`ridge_model` fits one on the log itself: ridge
+regression of the logged costs on the logged arm's features, one model per arm (the same data
+then serve the model and the correction; state it where it matters).
+"""
+
+from __future__ import annotations
+
+import math
+from statistics import NormalDist
+from typing import Any, Callable
+
+import attrs
+import numpy as np
+
+from replify.errors import InvalidArgumentError
+from replify.offpolicy.log import Log, _scores, policy_probabilities
+
+ESTIMATORS = ("ips", "snips", "dm", "dr")
+
+
+@attrs.frozen
+class Estimate:
+    """A policy's estimated expected cost: ``value``, its ``interval`` at ``confidence`` (normal,
+    asymptotic; None for the direct method, whose error is its model's bias), ``standard_error``, the ``estimator``, the log's ``rows``, how many weights were
+    ``clipped`` (at ``clip``), and, on a simulated log, the ``true_value`` and the ``bias``."""
+
+    estimator: str
+    value: float
+    interval: tuple[float, float] | None
+    standard_error: float
+    confidence: float
+    rows: int
+    clip: float | None = None
+    clipped: int = 0
+    true_value: float | None = None
+
+    @property
+    def bias(self) -> float | None:
+        """value − true value (a simulated log only)."""
+        return None if self.true_value is None else self.value - self.true_value
+
+    @property
+    def covers(self) -> bool | None:
+        """Whether the interval holds the true value (a simulated log only)."""
+        if self.true_value is None or self.interval is None:
+            return None
+        return self.interval[0] <= self.true_value <= self.interval[1]
+
+    @property
+    def kind(self) -> str:
+        """What the interval is (every number here is measured on the log)."""
+        if self.interval is None:
+            return "measured; no interval: the direct method's error is its cost model's bias"
+        return "measured; an asymptotic normal interval (central limit theorem)"
+
+
+def ridge_model(log: Log, lam: float = 1.0) -> Callable[[np.ndarray], np.ndarray]:
+    """A cost model fitted on ``log``: per arm, ridge regression (λ = ``lam``) of its logged costs
+    on its features (the arm's row of the contexts, or the shared context)."""
+    x = log.contexts
+    feats = x[np.arange(log.rows), log.actions] if x.ndim == 3 else x
+    d = feats.shape[1]
+    theta = np.zeros((log.n, d))
+    for a in range(log.n):  # a loop over the arms
+        pick = log.actions == a
+        z = feats[pick]
+        theta[a] = np.linalg.solve(lam * np.eye(d) + z.T @ z, z.T @ log.costs[pick])
+
+    def predict(contexts: np.ndarray) -> np.ndarray:
+        c = np.asarray(contexts, dtype=np.float64)
+        return np.einsum("rnd,nd->rn", c, theta) if c.ndim == 3 else c @ theta.T
+
+    return predict
+
+
+def estimate(log: Log, policy: Callable[[np.ndarray], Any], estimator: str = "ips", *,
+             model: Callable[[np.ndarray], Any] | None = None, clip: float | None = None,
+             confidence: float = 0.95) -> Estimate:
+    """The expected cost of ``policy`` (a function of the contexts, all rows at once, returning arms
+    (rows,) or probabilities (rows, n)) estimated from ``log`` by ``estimator`` (module docstring),
+    with its interval at ``confidence``."""
+    if not isinstance(log, Log):
+        raise InvalidArgumentError(f"log must be a replify.offpolicy.Log; got {type(log).__name__}")
+    if estimator not in ESTIMATORS:
+        raise InvalidArgumentError(f"estimator must be one of {ESTIMATORS}; got {estimator!r}")
+    if not (isinstance(confidence, float) and 0.0 < confidence < 1.0):
+        raise InvalidArgumentError(f"confidence must be a float in (0, 1); got {confidence!r}")
+    if clip is not None and not (isinstance(clip, (int, float)) and clip > 0 and not isinstance(clip, bool)):
+        raise InvalidArgumentError(f"clip must be a number > 0 (the largest importance weight kept); got {clip!r}")
+    if clip is not None and estimator not in ("ips", "dr"):
+        raise InvalidArgumentError(f"clip applies to 'ips' and 'dr'; got estimator={estimator!r}")
+    if log.rows < 2:
+        raise InvalidArgumentError(f"log: an interval needs at least 2 rows; got {log.rows}")
+    pi = policy_probabilities(policy, log)
+    rows = np.arange(log.rows)
+    w = pi[rows, log.actions] / log.propensities
+    clipped = 0
+    if clip is not None:
+        clipped = int((w > clip).sum())
+        w = np.minimum(w, clip)
+    c = log.costs
+    if estimator in ("dm", "dr"):
+        hat = _scores(model if model is not None else ridge_model(log), log.contexts, log.n)
+        direct = (pi * hat).sum(axis=1)
+    if estimator == "ips":
+        terms = w * c
+    elif estimator == "dm":
+        terms = direct
+    elif estimator == "dr":
+        terms = direct + w * (c - hat[rows, log.actions])
+    if estimator == "snips":
+        mean_w = w.mean()
+        if mean_w <= 0.0:
+            raise InvalidArgumentError(f"snips: the policy gives probability 0 to every logged action of {log.name}; "
+                                       "its self-normalised estimate is undefined")
+        value = float((w * c).sum() / w.sum())
+        terms = w * (c - value) / mean_w
+        se = float(terms.std(ddof=1) / math.sqrt(log.rows))
+    else:
+        value = float(terms.mean())
+        se = float(terms.std(ddof=1) / math.sqrt(log.rows))
+    z = NormalDist().inv_cdf(0.5 + confidence / 2.0)
+    truth = None if log.means is None else log.true_value(policy)
+    interval = None if estimator == "dm" else (value - z * se, value + z * se)
+    return Estimate(estimator=estimator, value=value, interval=interval, standard_error=se,
+                    confidence=confidence, rows=log.rows, clip=None if clip is None else float(clip), clipped=clipped,
+                    true_value=truth)

@@ -1,0 +1,273 @@
+"""A log of bandit interactions: one row per step a logging policy took — the contexts it was
+shown, the arm it played, that arm's cost and the probability it had of playing it (its
+propensity), and optionally its whole distribution over the arms.
+
+Contexts are (rows, n, d), one feature vector per arm as replify's contextual adversaries show them,
+or (rows, d), one vector the arms share. Constructors: :meth:`Log.from_arrays`, :meth:`Log.from_csv`
+and :meth:`Log.simulate` — any replify contextual adversary (``linear-gaussian``, or
+``classification-bandit``: the supervised-to-bandit construction of Dudík, Langford & Li, ICML 2011,
+on the wine data replify ships) logged by a stated policy (:func:`epsilon_greedy`, :func:`softmax`,
+uniform, or any function of the contexts). A simulated log keeps each row's expected costs, so the
+true value of a policy is known (:meth:`Log.true_value`).
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from pathlib import Path
+from typing import Any, Callable
+
+import attrs
+import numpy as np
+
+from replify.base.randomness import Seed, seed_sequence
+from replify.errors import InvalidArgumentError
+from replify.plugins.factory import make_adversary
+
+
+def _bad_row(name: str, ok: np.ndarray, values: np.ndarray, expected: str) -> None:
+    """Refuse the first row where ``ok`` is False, naming the column, the row and its value."""
+    if not ok.all():
+        i = int(np.argmin(ok))
+        value = values[i].tolist() if values.ndim > 1 else values[i].item()
+        raise InvalidArgumentError(f"{name}: row {i} is {value!r}; expected {expected}")
+
+
+def _real(name: str, values: Any, ndim: tuple[int, ...]) -> np.ndarray:
+    try:
+        a = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise InvalidArgumentError(f"{name} must be an array of real numbers; got {type(values).__name__}") from None
+    if a.ndim not in ndim:
+        raise InvalidArgumentError(f"{name} must have {' or '.join(f'{k} dimensions' for k in ndim)}; got shape {a.shape}")
+    return a
+
+
+@attrs.frozen(eq=False)
+class Log:
+    """Logged interactions (module docstring). ``distribution`` (rows, n), the logging policy's
+    probabilities of every arm, and ``means`` (rows, n), every arm's expected cost given the row's
+    contexts, are optional (a simulated log has both)."""
+
+    contexts: np.ndarray
+    actions: np.ndarray
+    costs: np.ndarray
+    propensities: np.ndarray
+    n: int
+    distribution: np.ndarray | None = None
+    means: np.ndarray | None = None
+    name: str = "log"
+
+    @property
+    def rows(self) -> int:
+        return int(self.actions.size)
+
+    def __len__(self) -> int:
+        return self.rows
+
+    @classmethod
+    def from_arrays(cls, *, contexts: Any, actions: Any, costs: Any, propensities: Any, n: int | None = None,
+                    distribution: Any = None, means: Any = None, name: str = "log") -> Log:
+        """A log from arrays, every row checked: contexts (rows, n, d) or (rows, d), actions in [0, n),
+        finite costs, propensities in (0, 1] (and equal to the distribution's entry for the action
+        taken, where the distribution is given). ``n`` defaults to the contexts' (rows, n, d), else
+        to the distribution's, else to the largest action + 1."""
+        x = _real("contexts", contexts, (2, 3))
+        rows = x.shape[0]
+        a = np.asarray(actions)
+        if a.shape != (rows,):
+            raise InvalidArgumentError(f"actions must have one entry per row of contexts, shape ({rows},); got {a.shape}")
+        if a.dtype.kind not in "iu":
+            frac = a.dtype.kind == "f" and np.isfinite(a).all() and (a == np.round(a)).all()
+            if not frac:
+                raise InvalidArgumentError(f"actions must be integer arms; got dtype {a.dtype}")
+            a = a.astype(np.int64)
+        c = _real("costs", costs, (1,))
+        p = _real("propensities", propensities, (1,))
+        for nm, v in (("costs", c), ("propensities", p)):
+            if v.shape != (rows,):
+                raise InvalidArgumentError(f"{nm} must have one entry per row of contexts, shape ({rows},); got {v.shape}")
+        dist = None if distribution is None else _real("distribution", distribution, (2,))
+        if n is None:
+            n = x.shape[1] if x.ndim == 3 else dist.shape[1] if dist is not None else int(a.max()) + 1 if rows else 2
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 2:
+            raise InvalidArgumentError(f"n must be an integer >= 2, the number of arms; got {n!r}")
+        n = int(n)
+        if x.ndim == 3 and x.shape[1] != n:
+            raise InvalidArgumentError(f"contexts of shape (rows, n, d) must have n={n} arms; got shape {x.shape}")
+        _bad_row("contexts", np.isfinite(x.reshape(rows, -1)).all(axis=1), x, "finite features")
+        _bad_row("actions", (a >= 0) & (a < n), a, f"an arm in [0, {n})")
+        _bad_row("costs", np.isfinite(c), c, "a finite cost")
+        _bad_row("propensities", (p > 0) & (p <= 1), p, "a probability in (0, 1] (the logging policy's for the action taken)")
+        if dist is not None:
+            if dist.shape != (rows, n):
+                raise InvalidArgumentError(f"distribution must have shape (rows, n) = ({rows}, {n}); got {dist.shape}")
+            ok = np.isfinite(dist).all(axis=1) & (dist >= 0).all(axis=1) & (np.abs(dist.sum(axis=1) - 1) <= 1e-9)
+            _bad_row("distribution", ok, dist, "probabilities of the n arms adding up to 1")
+            _bad_row("propensities", np.abs(dist[np.arange(rows), a] - p) <= 1e-9, p,
+                     "the distribution's probability of the action taken")
+        m = None if means is None else _real("means", means, (2,))
+        if m is not None:
+            if m.shape != (rows, n):
+                raise InvalidArgumentError(f"means must have shape (rows, n) = ({rows}, {n}); got {m.shape}")
+            _bad_row("means", np.isfinite(m).all(axis=1), m, "finite expected costs")
+        for v in (x, a, c, p, dist, m):
+            if v is not None:
+                v.flags.writeable = False
+        return cls(contexts=x, actions=a, costs=c, propensities=p, n=n, distribution=dist, means=m, name=name)
+
+    @classmethod
+    def from_csv(cls, path: str | Path, *, n: int | None = None) -> Log:
+        """A log from a CSV file with a header: ``action``, ``cost``, ``propensity`` and the shared
+        context's columns ``x0``, ``x1``, … (any other column is refused, so that none is silently
+        ignored). A row that does not parse is refused with its line number."""
+        path = Path(path)
+        try:
+            handle = path.open(newline="")
+        except OSError as exc:
+            raise InvalidArgumentError(f"path: cannot read the log {str(path)!r}: {exc.strerror or exc}") from None
+        with handle:
+            reader = csv.reader(handle)
+            header = next(reader, None)
+            if header is None:
+                raise InvalidArgumentError(f"path: the log {str(path)!r} is empty; expected a header line")
+            header = [h.strip() for h in header]
+            features = sorted((h for h in header if h.startswith("x") and h[1:].isdigit()), key=lambda h: int(h[1:]))
+            need = {"action", "cost", "propensity"}
+            other = [h for h in header if h not in need and h not in features]
+            if not need <= set(header) or other or not features:
+                raise InvalidArgumentError(f"the log {str(path)!r} must have the columns action, cost, propensity and "
+                                           f"x0, x1, ... (the context); got {header}")
+            if [int(h[1:]) for h in features] != list(range(len(features))):
+                raise InvalidArgumentError(f"the log {str(path)!r}'s context columns must be x0..x{len(features) - 1} "
+                                           f"with none missing; got {features}")
+            col = {h: k for k, h in enumerate(header)}
+            values: list[list[float]] = []
+            for line, row in enumerate(reader, start=2):
+                if len(row) != len(header):
+                    raise InvalidArgumentError(f"the log {str(path)!r}, line {line}: {len(row)} fields, expected "
+                                               f"{len(header)}")
+                try:
+                    values.append([float(row[col[h]]) for h in ["action", "cost", "propensity", *features]])
+                except ValueError:
+                    raise InvalidArgumentError(f"the log {str(path)!r}, line {line}: a field is not a number: "
+                                               f"{row}") from None
+        v = np.asarray(values, dtype=np.float64).reshape(-1, 3 + len(features))
+        return cls.from_arrays(contexts=v[:, 3:], actions=v[:, 0], costs=v[:, 1], propensities=v[:, 2], n=n,
+                               name=path.name)
+
+    @classmethod
+    def simulate(cls, adversary: Any, *, n: int, rows: int, seed: Seed, logging: Any = "uniform",
+                 adversary_params: dict[str, Any] | None = None) -> Log:
+        """``rows`` interactions with a replify contextual ``adversary`` (a registered name or an
+        object with ``sample_contexts``), each arm played with the logging policy's probability:
+        ``logging`` is ``"uniform"`` or a function of the contexts (rows, n, d) returning every
+        row's probabilities (rows, n) (:func:`epsilon_greedy`, :func:`softmax`). The adversary is
+        built from ``seed``'s first stream, the contexts and costs drawn from its second, the
+        actions from its third."""
+        root = seed_sequence(seed)
+        s_adv, s_data, s_act = root.spawn(3)
+        if isinstance(adversary, str):
+            seq = make_adversary(adversary, n=n, horizon=max(int(rows), 1), seed=s_adv, **(adversary_params or {}))
+        else:
+            seq = adversary
+        if not callable(getattr(seq, "sample_contexts", None)):
+            raise InvalidArgumentError(f"adversary must show contexts (sample_contexts: linear-gaussian, "
+                                       f"classification-bandit, ...); got {type(seq).__name__}")
+        if isinstance(rows, bool) or not isinstance(rows, (int, np.integer)) or rows < 1:
+            raise InvalidArgumentError(f"rows must be an integer >= 1; got {rows!r}")
+        x, c, m = seq.sample_contexts(np.random.default_rng(s_data), 0, int(rows))
+        prob = logging_probabilities(logging, np.asarray(x), n)
+        u = np.random.default_rng(s_act).random(int(rows))
+        a = np.minimum((np.cumsum(prob, axis=1) < u[:, None]).sum(axis=1), n - 1)  # inversion, one uniform a row
+        name = adversary if isinstance(adversary, str) else type(seq).__name__
+        return cls.from_arrays(contexts=x, actions=a, costs=c[np.arange(rows), a], propensities=prob[np.arange(rows), a],
+                               n=n, distribution=prob, means=m, name=name)
+
+    def true_value(self, policy: Callable[[np.ndarray], Any]) -> float:
+        """The policy's expected cost on this log's contexts, from the expected costs a simulated
+        log keeps (``means``): the value every estimator here estimates, conditional on the contexts."""
+        if self.means is None:
+            raise InvalidArgumentError(f"{self.name}: the true value needs every arm's expected cost (means), which "
+                                       "only a simulated log keeps")
+        return float((policy_probabilities(policy, self) * self.means).sum(axis=1).mean())
+
+
+def logging_probabilities(logging: Any, contexts: np.ndarray, n: int) -> np.ndarray:
+    """The logging policy's probabilities (rows, n), checked."""
+    rows = contexts.shape[0]
+    if isinstance(logging, str):
+        if logging != "uniform":
+            raise InvalidArgumentError(f"logging must be 'uniform' or a function of the contexts; got {logging!r}")
+        return np.full((rows, n), 1.0 / n)
+    if not callable(logging):
+        raise InvalidArgumentError(f"logging must be 'uniform' or a function of the contexts; got {type(logging).__name__}")
+    p = np.asarray(logging(contexts), dtype=np.float64)
+    if p.shape != (rows, n) or not np.isfinite(p).all() or (p < 0).any() or (np.abs(p.sum(axis=1) - 1) > 1e-9).any():
+        raise InvalidArgumentError(f"logging({rows} contexts) must return probabilities of shape ({rows}, {n}), each "
+                                   f"row adding up to 1; got shape {p.shape}")
+    return p
+
+
+def policy_probabilities(policy: Callable[[np.ndarray], Any], log: Log) -> np.ndarray:
+    """A target policy's probabilities of every arm on every row of ``log`` (rows, n): ``policy``
+    maps the contexts (all rows at once) to arms (rows,) or to probabilities (rows, n)."""
+    if not callable(policy):
+        raise InvalidArgumentError(f"policy must be a function of the contexts (rows at once) returning arms or "
+                                   f"probabilities; got {type(policy).__name__}")
+    got = np.asarray(policy(log.contexts))
+    rows, n = log.rows, log.n
+    if got.shape == (rows,) and got.dtype.kind in "iu":
+        if got.min() < 0 or got.max() >= n:
+            i = int(np.argmax((got < 0) | (got >= n)))
+            raise InvalidArgumentError(f"policy: row {i} is arm {int(got[i])}, outside [0, {n})")
+        out = np.zeros((rows, n))
+        out[np.arange(rows), got] = 1.0
+        return out
+    if got.shape == (rows, n) and got.dtype.kind == "f":
+        ok = np.isfinite(got).all(axis=1) & (got >= 0).all(axis=1) & (np.abs(got.sum(axis=1) - 1) <= 1e-9)
+        if not ok.all():
+            i = int(np.argmin(ok))
+            raise InvalidArgumentError(f"policy: row {i} is {got[i].tolist()}; expected probabilities adding up to 1")
+        return got.astype(np.float64)
+    raise InvalidArgumentError(f"policy(contexts) must return integer arms of shape ({rows},) or probabilities of shape "
+                               f"({rows}, {n}); got {got.dtype} of shape {got.shape}")
+
+
+def _scores(model: Callable[[np.ndarray], Any], contexts: np.ndarray, n: int) -> np.ndarray:
+    s = np.asarray(model(contexts), dtype=np.float64)
+    if s.shape != (contexts.shape[0], n) or not np.isfinite(s).all():
+        raise InvalidArgumentError(f"the model must return finite scores of shape ({contexts.shape[0]}, {n}); got "
+                                   f"{s.shape}")
+    return s
+
+
+def epsilon_greedy(model: Callable[[np.ndarray], Any], epsilon: float, n: int) -> Callable[[np.ndarray], np.ndarray]:
+    """A logging policy: the arm of least ``model`` score (rows, n) with probability 1 − ε, a
+    uniform arm with probability ε (every propensity at least ε/n)."""
+    if not (isinstance(epsilon, (int, float)) and 0.0 < epsilon <= 1.0):
+        raise InvalidArgumentError(f"epsilon must be in (0, 1] (every arm then has probability at least epsilon / n); "
+                                   f"got {epsilon!r}")
+
+    def probabilities(contexts: np.ndarray) -> np.ndarray:
+        best = np.argmin(_scores(model, contexts, n), axis=1)
+        p = np.full((contexts.shape[0], n), epsilon / n)
+        p[np.arange(best.size), best] += 1.0 - epsilon
+        return p
+
+    return probabilities
+
+
+def softmax(model: Callable[[np.ndarray], Any], temperature: float, n: int) -> Callable[[np.ndarray], np.ndarray]:
+    """A logging policy: arm a with probability ∝ exp(−score_a / temperature) (``model``'s scores,
+    rows × n); small temperatures give small propensities, and heavy importance weights."""
+    if not (isinstance(temperature, (int, float)) and temperature > 0 and math.isfinite(temperature)):
+        raise InvalidArgumentError(f"temperature must be a finite number > 0; got {temperature!r}")
+
+    def probabilities(contexts: np.ndarray) -> np.ndarray:
+        s = -_scores(model, contexts, n) / temperature
+        e = np.exp(s - s.max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True)
+
+    return probabilities
