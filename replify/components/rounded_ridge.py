@@ -280,8 +280,12 @@ class RoundedRidgeLearner(ContextualLearner):
                 return "pulls", lambda size: rng.multinomial(size, p), self._stretch
             return "cycle", np.roll(np.arange(self.n), -lane.explored_arm()), self._stretch
         self._stretch = int(lane._starts[lane._phase + 1]) - lane.t
+        # every row scored as the lanes score a step (one einsum, the same order of sums: arms whose
+        # features are equal tie exactly, and the lowest index plays, as when stepping)
+        rows = x.shape[0]
         theta = lane.rounded[0]  # (blocks, d): this one lane's rounded estimate
-        scores = x @ theta[0] if lane.model == "shared" else np.einsum("rnd,nd->rn", x, theta)
+        scores = (np.einsum("lnd,ld->ln", x, np.broadcast_to(theta[0], (rows, theta.shape[1]))) if lane.model == "shared"
+                  else np.einsum("lnd,lnd->ln", x, np.broadcast_to(theta, (rows,) + theta.shape)))
         return "policy", np.argmin(scores, axis=1), self._stretch
 
     def observe_stretch(self, counts: Any, costs: Any) -> None:

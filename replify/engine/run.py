@@ -60,7 +60,7 @@ from replify.engine.declarations import AUDIT_SLOT, audit
 from replify.engine.lanes import _Lanes, _block_class
 from replify.engine.outcomes import Outcomes
 from replify.engine.cycles import cycle_learners, _cycles
-from replify.engine.support import _support, support_learners
+from replify.engine.support import _support, audit_support, checked_support, support_learners
 from replify.engine.contexts import _contextual
 from replify.engine.paths import _fast, _pair_by_pair, _per_step, _segment_learners
 from replify.errors import InvalidArgumentError, ReplifyWarning
@@ -210,6 +210,9 @@ def _simulate(
             # learners trusts iid/law_changes and cost_bounds, a pseudo-regret expected_sums.
             audit(seq, n=n, horizon=horizon, rng=np.random.default_rng(child(root, AUDIT_SLOT)),
                   same_law=use_fast and (cycles or support), expected=state.expected_sums is not None)
+            if use_fast and support:  # the declared rows and weights, held to the adversary's draws
+                audit_support(seq, checked_support(state), n=n, horizon=horizon,
+                              rng=np.random.default_rng(child(root, AUDIT_SLOT, 1)))
             audited = True
         if block_cls is not None:
             state.start_blocks()

@@ -29,6 +29,7 @@ that names no policy is played on the per-step path.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -38,7 +39,7 @@ from replify.components.contextual import _policy_of
 from replify.engine.cycles import _round_robin_pulls
 from replify.engine.declarations import declared_pieces
 from replify.engine.lanes import _Lanes
-from replify.errors import ActionError, CostError, InvalidArgumentError
+from replify.errors import ActionError, CostError, DeclarationError, InvalidArgumentError
 
 
 #: what a stretch may be (module docstring)
@@ -71,7 +72,10 @@ def checked_support(state: _Lanes) -> tuple[np.ndarray, np.ndarray, np.ndarray, 
     source = f"{type(seq).__name__}.context_support()"
     if not (isinstance(got, tuple) and len(got) == 3):
         raise CostError(f"{source} must return (contexts, costs, means); got {type(got).__name__}")
-    x, c, m = (as_float_array(f"{source}[{k}]", v) for k, v in enumerate(got))
+    try:  # copies: the adversary's own arrays stay as they are (the path makes its contexts read-only)
+        x, c, m = (np.array(as_float_array(f"{source}[{k}]", v)) for k, v in enumerate(got))
+    except ValueError as exc:  # a ragged entry
+        raise CostError(f"{source} must return arrays (contexts (R, {n}, d), costs and means (R, {n})): {exc}") from None
     rows = c.shape[0] if c.ndim == 2 else -1
     if x.ndim != 3 or x.shape[:2] != (rows, n) or c.shape != (rows, n) or m.shape != (rows, n) or rows < 1:
         raise CostError(f"{source} must return contexts (R, {n}, d), costs and means (R, {n}); got {x.shape}, {c.shape} "
@@ -79,6 +83,10 @@ def checked_support(state: _Lanes) -> tuple[np.ndarray, np.ndarray, np.ndarray, 
     if not (np.isfinite(x).all() and np.isfinite(c).all() and np.isfinite(m).all()):
         raise CostError(f"{source} returned contexts, costs or means that are not finite")
     state.check_rows(c[None], 0)
+    if not np.array_equal(c, m):  # a row fixes its costs: their means are the costs themselves
+        r, a = (int(v) for v in np.argwhere(c != m)[0])
+        raise DeclarationError(f"{source}: row {r}'s cost of arm {a} is {c[r, a]!r} but its mean {m[r, a]!r}; a finite "
+                               "support fixes each row's costs, so its means must be its costs")
     w = getattr(seq, "support_weights", None)
     w = np.full(rows, 1.0 / rows) if w is None else as_float_array(f"{type(seq).__name__}.support_weights", w)
     if w.shape != (rows,) or (w < 0).any() or not abs(w.sum() - 1.0) <= 1e-9:
@@ -86,6 +94,30 @@ def checked_support(state: _Lanes) -> tuple[np.ndarray, np.ndarray, np.ndarray, 
                         f"{w.shape}, sum {float(w.sum()) if w.size else 0.0:g}")
     x.flags.writeable = False
     return x, c, m, w / w.sum()
+
+
+def audit_support(seq: Any, support: tuple, *, n: int, horizon: int, rng: np.random.Generator) -> None:
+    """Hold the declared support to the adversary's own draws, on the audit's stream: every row
+    ``sample_contexts`` draws (up to 4096) must be a row of the support, and their frequencies
+    must fit ``support_weights`` — by the DKW inequality, the empirical distribution over the rows
+    (in the support's order) lies within sqrt(ln(2/10⁻⁶)/(2L)) of the declared one but for 10⁻⁶."""
+    x, c, _, w = support
+    rows = min(4096, horizon)
+    got = seq.sample_contexts(rng, 0, rows)
+    dx, dc = (np.asarray(v, dtype=np.float64) for v in got[:2])
+    index = {xr.tobytes() + cr.tobytes(): r for r, (xr, cr) in enumerate(zip(x, c))}
+    keys = [a.tobytes() + b.tobytes() for a, b in zip(dx, dc)]
+    unknown = [k for k, key in enumerate(keys) if key not in index]
+    if unknown:
+        raise DeclarationError(f"{type(seq).__name__} declares a finite support (context_support), but its "
+                               f"sample_contexts drew a row that is not in it (draw {unknown[0] + 1} of {rows}): the "
+                               "support must list every row, with the contexts and costs the draws show")
+    freq = np.bincount([index[key] for key in keys], minlength=w.size) / rows
+    gap = float(np.abs(np.cumsum(freq) - np.cumsum(w)).max())
+    if gap > math.sqrt(math.log(2 / 1e-6) / (2 * rows)):
+        raise DeclarationError(f"{type(seq).__name__}'s support_weights do not fit its draws: over {rows} rows of "
+                               f"sample_contexts their distribution is {gap:.3g} away from the declared one (beyond "
+                               "what chance gives but for 1e-6); declare the rows' probabilities as support_weights")
 
 
 def checked_stretch(got: Any, *, n: int, rows: int, left: int, step: int, name: str) -> tuple[str, np.ndarray, int]:
@@ -102,7 +134,11 @@ def checked_stretch(got: Any, *, n: int, rows: int, left: int, step: int, name: 
             raise ActionError(f"{name}.next_stretch() at step {step} must give 'pulls' as a function size -> each arm's "
                               f"pulls over that many steps; got {got[1]!r:.120}")
         return kind, got[1], int(length)
-    arms = np.asarray(got[1])
+    try:
+        arms = np.asarray(got[1])
+    except ValueError:  # a ragged list
+        raise ActionError(f"{name}.next_stretch() at step {step} must give its arms as a 1-d integer array; got "
+                          f"{got[1]!r:.120}") from None
     shape_ok = arms.ndim == 1 and arms.size > 0 if kind == "cycle" else arms.shape == (rows,)
     if not shape_ok or arms.dtype.kind not in "iu" or arms.min() < 0 or arms.max() >= n:
         want = "a non-empty 1-d array of arms" if kind == "cycle" else f"an arm for each of the {rows} rows"

@@ -5,11 +5,14 @@ policy's expected cost from it (:func:`estimate`: inverse propensity scoring, it
 form, the direct method and the doubly robust estimator, each with a confidence interval).
 
 ``log`` (the log, its checks, its constructors, the logging policies), ``estimators`` (the
-estimates). May import: everything below (the ground floor, components, plugins, sources,
+estimates), ``select`` (a rounded estimate and a choice among policies that two independent logs
+make alike with probability ≥ 1 − ρ, certified, and their replicability measured over pairs of logs). May import: everything below (the ground floor, components, plugins, sources,
 evaluation's ``stats``). Costs are losses, lower is better, as everywhere in replify.
 """
 
 from replify.offpolicy.estimators import ESTIMATORS, Estimate, estimate
 from replify.offpolicy.log import Log, epsilon_greedy, softmax
+from replify.offpolicy.select import Measured, Replicable, replicability, replicable_value, select
 
-__all__ = ["ESTIMATORS", "Estimate", "Log", "epsilon_greedy", "estimate", "softmax"]
+__all__ = ["ESTIMATORS", "Estimate", "Log", "Measured", "Replicable", "epsilon_greedy", "estimate", "replicability",
+           "replicable_value", "select", "softmax"]

@@ -58,6 +58,8 @@ class Log:
     distribution: np.ndarray | None = None
     means: np.ndarray | None = None
     name: str = "log"
+    #: the logging policy's smallest probability of any arm, where it is declared (replify.offpolicy.select)
+    min_propensity: float | None = None
 
     @property
     def rows(self) -> int:
@@ -68,11 +70,13 @@ class Log:
 
     @classmethod
     def from_arrays(cls, *, contexts: Any, actions: Any, costs: Any, propensities: Any, n: int | None = None,
-                    distribution: Any = None, means: Any = None, name: str = "log") -> Log:
+                    distribution: Any = None, means: Any = None, name: str = "log",
+                    min_propensity: float | None = None) -> Log:
         """A log from arrays, every row checked: contexts (rows, n, d) or (rows, d), actions in [0, n),
         finite costs, propensities in (0, 1] (and equal to the distribution's entry for the action
         taken, where the distribution is given). ``n`` defaults to the contexts' (rows, n, d), else
-        to the distribution's, else to the largest action + 1."""
+        to the distribution's, else to the largest action + 1. ``min_propensity``: the logging
+        policy's smallest probability of any arm, where it is known (no logged propensity may be below it)."""
         x = _real("contexts", contexts, (2, 3))
         rows = x.shape[0]
         a = np.asarray(actions)
@@ -112,10 +116,15 @@ class Log:
             if m.shape != (rows, n):
                 raise InvalidArgumentError(f"means must have shape (rows, n) = ({rows}, {n}); got {m.shape}")
             _bad_row("means", np.isfinite(m).all(axis=1), m, "finite expected costs")
+        if min_propensity is not None:
+            if isinstance(min_propensity, bool) or not isinstance(min_propensity, (int, float)) or not 0 < min_propensity <= 1:
+                raise InvalidArgumentError(f"min_propensity must be in (0, 1]; got {min_propensity!r}")
+            _bad_row("propensities", p >= min_propensity * (1 - 1e-12), p, f"at least min_propensity={min_propensity:g}")
         for v in (x, a, c, p, dist, m):
             if v is not None:
                 v.flags.writeable = False
-        return cls(contexts=x, actions=a, costs=c, propensities=p, n=n, distribution=dist, means=m, name=name)
+        return cls(contexts=x, actions=a, costs=c, propensities=p, n=n, distribution=dist, means=m, name=name,
+                   min_propensity=None if min_propensity is None else float(min_propensity))
 
     @classmethod
     def from_csv(cls, path: str | Path, *, n: int | None = None) -> Log:
@@ -159,17 +168,19 @@ class Log:
 
     @classmethod
     def simulate(cls, adversary: Any, *, n: int, rows: int, seed: Seed, logging: Any = "uniform",
-                 adversary_params: dict[str, Any] | None = None) -> Log:
+                 adversary_params: dict[str, Any] | None = None, instance_seed: Seed = 0) -> Log:
         """``rows`` interactions with a replify contextual ``adversary`` (a registered name or an
         object with ``sample_contexts``), each arm played with the logging policy's probability:
         ``logging`` is ``"uniform"`` or a function of the contexts (rows, n, d) returning every
-        row's probabilities (rows, n) (:func:`epsilon_greedy`, :func:`softmax`). The adversary is
-        built from ``seed``'s first stream, the contexts and costs drawn from its second, the
-        actions from its third."""
-        root = seed_sequence(seed)
-        s_adv, s_data, s_act = root.spawn(3)
+        row's probabilities (rows, n) (:func:`epsilon_greedy`, :func:`softmax`). A named adversary
+        is built from ``instance_seed`` (its features and θ, say: the system the log comes from, the
+        same for every ``seed``); the contexts and costs are drawn from ``seed``'s first stream, the
+        actions from its second — so logs of one system under one logging policy differ only by
+        ``seed``."""
+        s_data, s_act = seed_sequence(seed).spawn(2)
         if isinstance(adversary, str):
-            seq = make_adversary(adversary, n=n, horizon=max(int(rows), 1), seed=s_adv, **(adversary_params or {}))
+            seq = make_adversary(adversary, n=n, horizon=max(int(rows), 1), seed=seed_sequence(instance_seed, name="instance_seed"),
+                                 **(adversary_params or {}))
         else:
             seq = adversary
         if not callable(getattr(seq, "sample_contexts", None)):
@@ -182,8 +193,9 @@ class Log:
         u = np.random.default_rng(s_act).random(int(rows))
         a = np.minimum((np.cumsum(prob, axis=1) < u[:, None]).sum(axis=1), n - 1)  # inversion, one uniform a row
         name = adversary if isinstance(adversary, str) else type(seq).__name__
+        floor = 1.0 / n if isinstance(logging, str) else getattr(logging, "min_propensity", None)
         return cls.from_arrays(contexts=x, actions=a, costs=c[np.arange(rows), a], propensities=prob[np.arange(rows), a],
-                               n=n, distribution=prob, means=m, name=name)
+                               n=n, distribution=prob, means=m, name=name, min_propensity=floor)
 
     def true_value(self, policy: Callable[[np.ndarray], Any]) -> float:
         """The policy's expected cost on this log's contexts, from the expected costs a simulated
@@ -245,7 +257,7 @@ def _scores(model: Callable[[np.ndarray], Any], contexts: np.ndarray, n: int) ->
 
 def epsilon_greedy(model: Callable[[np.ndarray], Any], epsilon: float, n: int) -> Callable[[np.ndarray], np.ndarray]:
     """A logging policy: the arm of least ``model`` score (rows, n) with probability 1 − ε, a
-    uniform arm with probability ε (every propensity at least ε/n)."""
+    uniform arm with probability ε (every propensity at least ε/n, its ``min_propensity``)."""
     if not (isinstance(epsilon, (int, float)) and 0.0 < epsilon <= 1.0):
         raise InvalidArgumentError(f"epsilon must be in (0, 1] (every arm then has probability at least epsilon / n); "
                                    f"got {epsilon!r}")
@@ -256,6 +268,7 @@ def epsilon_greedy(model: Callable[[np.ndarray], Any], epsilon: float, n: int) -
         p[np.arange(best.size), best] += 1.0 - epsilon
         return p
 
+    probabilities.min_propensity = epsilon / n  # type: ignore[attr-defined]  (what its certificate may rely on)
     return probabilities
 
 

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import replify
+from replify.components.sequences import ChunkedSequence
 from replify.errors import ActionError, InvalidArgumentError
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "algorithms"))
@@ -148,3 +149,64 @@ def test_rep_ridge_explores_by_pulls_from_r_and_learns_wine_by_stretches():
     r = replify.evaluate("rep-ridge", "classification-bandit", n=3, horizon=10**9, pairs=6, seed=1, rho=0.1,
                          progress=False)
     assert r.claim == "certified" and r.fast_path and r.regret.mean() < 0.5 * r.constant_regret.mean()
+
+
+def test_tied_arms_go_to_the_lowest_index_on_both_paths():
+    # an independent review: scoring the support's rows with a matmul broke exact ties by rounding
+    # (wine with every arm shown the same row: arm 2 played where stepping plays arm 0)
+    same = replify.make_adversary("classification-bandit", n=3, horizon=10, seed=0, features_as="same")
+    x, _, _ = same.context_support()
+    for model in ("shared", "disjoint"):
+        learner = replify.wrap(TextbookLinUCB, n=3, horizon=1000, rho=0.1, seed=0, model=model)
+        learner.next_stretch(x)  # sets the lane up
+        lane = learner._lane
+        lane.rounded = np.random.default_rng(1).normal(size=lane.rounded.shape)
+        if model == "disjoint":
+            lane.rounded[:] = lane.rounded[:, :1]  # one θ for every arm: every row ties
+        lane._explore_until = lane.t  # committed from here
+        kind, arms, _ = learner.next_stretch(x)
+        assert kind == "policy" and (arms == 0).all()
+
+
+class Declares(ChunkedSequence):
+    """Rows 0..3 with one feature each; the support it declares is set by a test."""
+
+    fixed_contexts, d, iid, cost_bounds = None, 1, True, (0.0, 1.0)
+
+    def __init__(self, *, n=2, horizon=2**20, weights=(0.7, 0.1, 0.1, 0.1), support_costs=None, means_shift=0.0):
+        self.n, self.horizon, self.w = n, horizon, np.asarray(weights)
+        self.x = np.arange(4.0).reshape(4, 1, 1).repeat(n, axis=1) / 4
+        self.c = np.tile([[0.0, 1.0]], (4, 1))
+        self.support_costs, self.means_shift = support_costs, means_shift
+
+    def sample_contexts(self, rng, start, stop):
+        r = rng.choice(4, size=stop - start, p=self.w)
+        return self.x[r], self.c[r], self.c[r]
+
+    def sample_chunk(self, rng, start, stop):
+        return self.sample_contexts(rng, start, stop)[1]
+
+    def context_support(self):
+        c = self.c if self.support_costs is None else self.support_costs
+        return self.x, c, c + self.means_shift
+
+
+@pytest.mark.parametrize("change, words", [
+    ({}, "support_weights do not fit its draws"),  # skewed draws, no weights declared: uniform assumed
+    ({"support_costs": np.tile([[1.0, 0.0]], (4, 1))}, "drew a row that is not in it"),
+    ({"means_shift": 0.3}, "so its means must be its costs"),
+])
+def test_a_support_that_its_draws_contradict_is_refused(change, words):
+    adv = Declares(**change)
+    with pytest.raises(replify.errors.DeclarationError, match=words):
+        replify.evaluate(replify.wrap(rho=0.1)(TextbookLinUCB), adv, n=2, horizon=2**20, pairs=2, seed=0,
+                         progress=False)
+
+
+def test_declared_weights_are_used_and_the_adversarys_arrays_are_left_writable():
+    adv = Declares()
+    adv.support_weights = adv.w
+    r = replify.evaluate(replify.wrap(rho=0.1)(TextbookLinUCB), adv, n=2, horizon=2**20, pairs=2, seed=0,
+                         progress=False)
+    assert r.fast_path and r.claim == "certified"
+    adv.x[0, 0, 0] = 0.0  # the engine copied what it made read-only
