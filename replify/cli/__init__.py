@@ -1,5 +1,5 @@
 """The ``replify`` command line (docs/evaluation.md, "Command line"): ``list``, ``run``, ``sweep``, ``stress``,
-``calibrate``, ``demo``.
+``calibrate``, ``demo``, ``offpolicy`` (logged data, docs/offpolicy.md).
 
 Errors of replify's own (and the system's, such as a missing folder) are one line on stderr
 (``replify: error: …``) and exit status 2; ``--traceback`` shows them in full; any other exception
@@ -10,7 +10,7 @@ an existing file replify did not write; ``--json -`` writes the document to stan
 the summary to standard error. ``--json`` and ``--plot`` files are written whole or not at all
 (:mod:`replify.base.files`). A progress bar goes to stderr for anything that runs longer than a second
 on a terminal, progress lines a few times a minute when stderr is a file or a pipe, nothing with
-``--quiet``. ``commands`` holds the commands, ``outputs`` what they write, ``text`` what they print."""
+``--quiet``. ``commands`` holds the commands (``offpolicy`` its own), ``outputs`` what they write, ``text`` what they print."""
 
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ from replify._version import __version__
 from replify.cli.commands import (
     SPREAD, cmd_calibrate, cmd_demo, cmd_list, cmd_run, cmd_stress, cmd_sweep,
 )
+from replify.cli.offpolicy import add_offpolicy
 from replify.cli.outputs import STDOUT, only_the_starter, output_options, started
 from replify.cli.text import one_line
 from replify.errors import ReplifyError, ReplifyWarning
@@ -154,6 +155,7 @@ def parser() -> argparse.ArgumentParser:
     demo.add_argument("--json", metavar="PATH", help="write the table and settings as JSON (- for standard output, the summary then on standard error)")
     demo.add_argument("--plot", metavar="PATH", help="save the demo's plot (.png, .svg or .pdf)")
     demo.set_defaults(func=cmd_demo)
+    add_offpolicy(sub, _Help)
     return p
 
 

@@ -1,0 +1,69 @@
+"""``replify offpolicy``: estimates of your policies from a log, and replicable decisions
+(docs/offpolicy.md). The log is a CSV file (``action``, ``cost``, ``propensity``, ``x0``, ``x1``, …)
+or, with ``--simulate NAME``, one simulated from a registered contextual adversary under uniform
+logging (``--simulate classification-bandit``: the wine data as a log)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from replify.base.references import load_reference
+from replify.errors import InvalidArgumentError
+from replify.offpolicy import ESTIMATORS, Log, estimate, replicable_value, select
+
+
+def add_offpolicy(sub: Any, formatter: Any) -> None:
+    """The ``offpolicy`` subcommand's options."""
+    op = sub.add_parser("offpolicy", help="off-policy estimates of your policies from a log, and replicable decisions",
+                        formatter_class=formatter,
+                        epilog="example: replify offpolicy --simulate classification-bandit -n 3 --rows 20000 "
+                               "--policy mypolicies.py:Greedy --policy mypolicies.py:Random --rho 0.1")
+    op.add_argument("log", metavar="LOG", nargs="?", help="a CSV log: columns action, cost, propensity, x0, x1, ...")
+    op.add_argument("--simulate", metavar="NAME", help="instead of LOG, a log simulated from this registered contextual "
+                    "adversary under uniform logging")
+    op.add_argument("-n", type=int, help="the number of arms (a CSV log: by default the largest action + 1)")
+    op.add_argument("--rows", type=int, default=10_000, help="rows of a simulated log")
+    op.add_argument("--policy", action="append", required=True, metavar="REF",
+                    help="'path/to/file.py:Name' or 'package.module:Name': a function of the contexts (all rows at "
+                         "once) returning arms or probabilities; give it once per candidate")
+    op.add_argument("--estimator", choices=ESTIMATORS, action="append",
+                    help="estimators to print (default: all four)")
+    op.add_argument("--rho", type=float, help="also the replicable value of each policy and, for two or more, the "
+                    "replicable choice among them")
+    op.add_argument("--min-propensity", type=float, help="the logging policy's smallest probability of any arm (what "
+                    "the certificate needs; known for a simulated log)")
+    op.add_argument("--cost-bound", type=float, default=1.0, help="M: every cost in [-M, M]")
+    op.add_argument("--seed", type=int, default=0, help="the seed of R (and of a simulated log's rows)")
+    op.set_defaults(func=cmd_offpolicy)
+
+
+def cmd_offpolicy(args: argparse.Namespace) -> int:
+    if (args.log is None) == (args.simulate is None):
+        raise InvalidArgumentError("give a CSV log (LOG) or --simulate NAME, one of the two")
+    if args.simulate is not None:
+        if args.n is None:
+            raise InvalidArgumentError("--simulate needs -n, the number of arms")
+        log = Log.simulate(args.simulate, n=args.n, rows=args.rows, seed=args.seed)
+    else:
+        log = Log.from_csv(args.log, n=args.n)
+    policies = [(ref, load_reference(ref, argument="--policy")) for ref in args.policy]
+    print(f"{log.name}: {log.rows} rows, {log.n} arms")
+    for ref, policy in policies:
+        for name in args.estimator or ESTIMATORS:
+            e = estimate(log, policy, name)
+            interval = "no interval (the model's bias)" if e.interval is None else \
+                f"{e.confidence:.0%} [{e.interval[0]:.5g}, {e.interval[1]:.5g}]"
+            truth = "" if e.true_value is None else f"   true {e.true_value:.5g}"
+            print(f"  {ref:<28} {name:<6} {e.value:.5g}   {interval}{truth}   ({e.kind})")
+    if args.rho is not None:
+        kw = dict(rho=args.rho, seed=args.seed, min_propensity=args.min_propensity, cost_bound=args.cost_bound)
+        for ref, policy in policies:
+            v = replicable_value(log, policy, **kw)
+            print(f"  {ref:<28} replicable value {v.value:.5g} (grid width {v.width:.3g}; "
+                  f"{'certified: rho <= ' + format(args.rho, 'g') if v.certified else v.note})")
+        if len(policies) >= 2:
+            chosen = select(log, [p for _, p in policies], **kw)
+            print(f"  replicable choice: {policies[chosen.chosen][0]} (grid width {chosen.width:.3g}; "
+                  f"{'certified: rho <= ' + format(args.rho, 'g') if chosen.certified else chosen.note})")
+    return 0
