@@ -261,7 +261,7 @@ class RoundedRidgeLearner(ContextualLearner):
 
     _lane: RoundedRidgeLanes
 
-    def next_stretch(self, contexts: Any) -> tuple[str, np.ndarray, int]:
+    def next_stretch(self, contexts: Any) -> tuple[str, Any, int]:
         """The rest of the current stretch on the support's rows ``contexts`` (R, n, d)."""
         lane = self._lane
         x = np.asarray(contexts, dtype=np.float64)
