@@ -120,7 +120,7 @@ def audit_support(seq: Any, support: tuple, *, n: int, horizon: int, rng: np.ran
                                "what chance gives but for 1e-6); declare the rows' probabilities as support_weights")
 
 
-def checked_stretch(got: Any, *, n: int, rows: int, left: int, step: int, name: str) -> tuple[str, np.ndarray, int]:
+def checked_stretch(got: Any, *, n: int, rows: int, left: int, step: int, name: str) -> tuple[str, Any, int]:
     """What ``next_stretch()`` returned, checked: ``(kind, arms, length)``."""
     if not (isinstance(got, (tuple, list)) and len(got) == 3 and got[0] in KINDS):
         raise InvalidArgumentError(f"{name}.next_stretch() at step {step} must return (kind, arms, length) with kind "
