@@ -81,13 +81,14 @@ def ridge_model(log: Log, lam: float = 1.0) -> Callable[[np.ndarray], np.ndarray
     """A cost model fitted on ``log``: per arm, ridge regression (λ = ``lam``) of its logged costs
     on its features (the arm's row of the contexts, or the shared context)."""
     x = log.contexts
-    feats = x[np.arange(log.rows), log.actions] if x.ndim == 3 else x
+    feats = x[np.arange(log.stored), log.actions] if x.ndim == 3 else x
+    k = np.ones(log.stored) if log.weights is None else log.weights.astype(np.float64)
     d = feats.shape[1]
     theta = np.zeros((log.n, d))
     for a in range(log.n):  # a loop over the arms
         pick = log.actions == a
         z = feats[pick]
-        theta[a] = np.linalg.solve(lam * np.eye(d) + z.T @ z, z.T @ log.costs[pick])
+        theta[a] = np.linalg.solve(lam * np.eye(d) + (z * k[pick, None]).T @ z, (z * k[pick, None]).T @ log.costs[pick])
 
     def predict(contexts: np.ndarray) -> np.ndarray:
         c = np.asarray(contexts, dtype=np.float64)
@@ -115,11 +116,11 @@ def estimate(log: Log, policy: Callable[[np.ndarray], Any], estimator: str = "ip
     if log.rows < 2:
         raise InvalidArgumentError(f"log: an interval needs at least 2 rows; got {log.rows}")
     pi = policy_probabilities(policy, log)
-    rows = np.arange(log.rows)
+    rows = np.arange(log.stored)
     w = pi[rows, log.actions] / log.propensities
     clipped = 0
     if clip is not None:
-        clipped = int((w > clip).sum())
+        clipped = int((w > clip).sum() if log.weights is None else log.weights[w > clip].sum())
         w = np.minimum(w, clip)
     c = log.costs
     if estimator in ("dm", "dr"):
@@ -132,16 +133,16 @@ def estimate(log: Log, policy: Callable[[np.ndarray], Any], estimator: str = "ip
     elif estimator == "dr":
         terms = direct + w * (c - hat[rows, log.actions])
     if estimator == "snips":
-        mean_w = w.mean()
+        mean_w = log.mean(w)
         if mean_w <= 0.0:
             raise InvalidArgumentError(f"snips: the policy gives probability 0 to every logged action of {log.name}; "
                                        "its self-normalised estimate is undefined")
-        value = float((w * c).sum() / w.sum())
+        value = log.mean(w * c) / mean_w
         terms = w * (c - value) / mean_w
-        se = float(terms.std(ddof=1) / math.sqrt(log.rows))
+        se = log.std(terms) / math.sqrt(log.rows)
     else:
-        value = float(terms.mean())
-        se = float(terms.std(ddof=1) / math.sqrt(log.rows))
+        value = log.mean(terms)
+        se = log.std(terms) / math.sqrt(log.rows)
     z = NormalDist().inv_cdf(0.5 + confidence / 2.0)
     truth = None if log.means is None else log.true_value(policy)
     interval = None if estimator == "dm" else (value - z * se, value + z * se)

@@ -67,7 +67,7 @@ class Replicable:
 
 def _ips(log: Log, policy: Callable[[np.ndarray], Any]) -> float:
     pi = policy_probabilities(policy, log)
-    return float((pi[np.arange(log.rows), log.actions] / log.propensities * log.costs).mean())
+    return log.mean(pi[np.arange(log.stored), log.actions] / log.propensities * log.costs)
 
 
 def _stability(log: Log, rho: float, min_propensity: float | None, cost_bound: float) -> tuple[float, float, bool, str | None]:
