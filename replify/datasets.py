@@ -16,7 +16,7 @@ pair)::
     replify.evaluate("ftplb-star", "local-bootstrap", n=data.n, horizon=data.horizon, pairs=200,
                      seed=0, rho=0.1, adversary_params=data.bootstrap(window=48))
 
-:func:`wine` is a classification data set (:class:`Labelled`) for contextual bandits: the
+:func:`wine` and :func:`digits` are classification data sets (:class:`Labelled`) for contextual bandits: the
 ``classification-bandit`` adversary shows a row's features and charges 1 for a wrong label.
 
 Every normalisation is an affine map fixed by the whole matrix (its minimum and maximum), so the
@@ -303,3 +303,28 @@ def wine() -> Labelled:
         licence="the data CC BY 4.0 (UCI, https://doi.org/10.24432/C5PC7J); scikit-learn's file BSD-3-Clause "
         "(notices in replify/data/LICENSES.md)",
     )
+
+
+def digits() -> Labelled:
+    """The UCI "Optical Recognition of Handwritten Digits" data (Alpaydin & Kaynak 1998), as
+    scikit-learn ships its test set: 1 797 handwritten digits, each an 8 × 8 image of pixel counts 0–16
+    (64 features), labels 0–9; shipped with replify (``replify/data/digits.csv.gz``, scikit-learn
+    1.9.1's copy; CC BY 4.0, replify/data/LICENSES.md). Columns standardised; a column that is 0 in
+    every image stays 0."""
+    path = _shipped("digits.csv.gz")
+    with _text(path) as fh:
+        table = np.loadtxt(fh, delimiter=",", ndmin=2)
+    x, y = table[:, :-1], table[:, -1].astype(np.int64)
+    sd = x.std(axis=0)
+    features = (x - x.mean(axis=0)) / np.where(sd > 0, sd, 1.0)
+    features.flags.writeable = False
+    y.flags.writeable = False
+    return Labelled(
+        name="digits", features=features, labels=y, classes=tuple(str(k) for k in range(10)),
+        source="shipped with replify (replify/data/digits.csv.gz), taken from scikit-learn 1.9.1 (PyPI), "
+        "sklearn/datasets/data/digits.csv.gz: the UCI Machine Learning Repository's Optical Recognition of "
+        "Handwritten Digits data (Alpaydin & Kaynak 1998), its test set",
+        licence="the data CC BY 4.0 (UCI, https://doi.org/10.24432/C50P49); scikit-learn's file BSD-3-Clause "
+        "(notices in replify/data/LICENSES.md)",
+    )
+

@@ -110,7 +110,8 @@ def shipped_in_licenses():
 
 def test_every_shipped_file_is_named_in_licenses_with_a_licence():
     named = shipped_in_licenses()
-    assert set(named) == {"sp500.csv.gz", "trump_approval.csv.gz", "taylor.csv.gz", "wine.csv.gz"}
+    assert set(named) == {"sp500.csv.gz", "trump_approval.csv.gz", "taylor.csv.gz", "wine.csv.gz",
+                          "digits.csv.gz"}
     for name, licence in named.items():
         assert (DATA / name).is_file(), name
         assert re.search(r"BSD-3-Clause|MIT|CC BY 4\.0", licence), (name, licence)

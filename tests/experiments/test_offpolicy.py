@@ -256,3 +256,18 @@ def test_a_compact_log_is_its_rows_grouped_and_has_the_law_of_a_full_one():
 def replify_support():
     import replify
     return replify.make_adversary("classification-bandit", n=3, horizon=10, seed=0).context_support()
+
+
+def test_the_shipped_digits_are_a_second_supervised_to_bandit_log():
+    from replify.datasets import digits
+    d = digits()
+    assert d.features.shape == (1797, 64) and np.bincount(d.labels).tolist() == [178, 182, 177, 183, 181, 182, 181,
+                                                                                   179, 174, 180]
+    assert np.isfinite(d.features).all() and "CC BY 4.0" in d.licence
+    log = Log.simulate("classification-bandit", n=10, rows=10**5, seed=0, compact=True,
+                       adversary_params={"features": d.features, "labels": d.labels, "features_as": "same"})
+    first = lambda contexts: np.zeros(contexts.shape[0], dtype=int)  # noqa: E731  (always "0": 90% mistakes)
+    # the value on the logged contexts: within 0.0062 of the population's 1 - 178/1797 but for 1e-6 (Hoeffding)
+    assert log.rows == 10**5 and log.true_value(first) == pytest.approx(1 - 178 / 1797, abs=0.0062)
+    e = estimate(log, first, "ips")
+    assert e.covers
