@@ -3,8 +3,8 @@ shown, the arm it played, that arm's cost and the probability it had of playing 
 propensity), and optionally its whole distribution over the arms.
 
 Contexts are (rows, n, d), one feature vector per arm as replify's contextual adversaries show them,
-or (rows, d), one vector the arms share. Constructors: :meth:`Log.from_arrays`, :meth:`Log.from_csv`
-and :meth:`Log.simulate` — any replify contextual adversary (``linear-gaussian``, or
+or (rows, d), one vector the arms share. Constructors: :meth:`Log.from_arrays`, :meth:`Log.from_csv`,
+:meth:`Log.from_parquet` (the ``offpolicy`` extra) and :meth:`Log.simulate` — any replify contextual adversary (``linear-gaussian``, or
 ``classification-bandit``: the supervised-to-bandit construction of Dudík, Langford & Li, ICML 2011,
 on the wine data replify ships) logged by a stated policy (:func:`epsilon_greedy`, :func:`softmax`,
 uniform, or any function of the contexts). A simulated log keeps each row's expected costs, so the
@@ -22,7 +22,7 @@ import attrs
 import numpy as np
 
 from replify.base.randomness import Seed, seed_sequence
-from replify.errors import InvalidArgumentError
+from replify.errors import InvalidArgumentError, MissingExtraError
 from replify.plugins.factory import make_adversary
 
 
@@ -161,15 +161,7 @@ class Log:
             if header is None:
                 raise InvalidArgumentError(f"path: the log {str(path)!r} is empty; expected a header line")
             header = [h.strip() for h in header]
-            features = sorted((h for h in header if h.startswith("x") and h[1:].isdigit()), key=lambda h: int(h[1:]))
-            need = {"action", "cost", "propensity"}
-            other = [h for h in header if h not in need and h not in features]
-            if not need <= set(header) or other or not features:
-                raise InvalidArgumentError(f"the log {str(path)!r} must have the columns action, cost, propensity and "
-                                           f"x0, x1, ... (the context); got {header}")
-            if [int(h[1:]) for h in features] != list(range(len(features))):
-                raise InvalidArgumentError(f"the log {str(path)!r}'s context columns must be x0..x{len(features) - 1} "
-                                           f"with none missing; got {features}")
+            features = _columns(header, path)
             col = {h: k for k, h in enumerate(header)}
             values: list[list[float]] = []
             for line, row in enumerate(reader, start=2):
@@ -184,6 +176,36 @@ class Log:
         v = np.asarray(values, dtype=np.float64).reshape(-1, 3 + len(features))
         return cls.from_arrays(contexts=v[:, 3:], actions=v[:, 0], costs=v[:, 1], propensities=v[:, 2], n=n,
                                name=path.name)
+
+    @classmethod
+    def from_parquet(cls, path: str | Path, *, n: int | None = None) -> Log:
+        """A log from a Parquet file with the columns of :meth:`from_csv` (needs pyarrow:
+        ``pip install "replify[offpolicy]"``); a missing value is refused with its row."""
+        try:
+            import pyarrow.parquet as pq  # an optional extra: imported where it is used
+        except ImportError:
+            raise MissingExtraError("Log.from_parquet needs pyarrow, which is not installed: pip install "
+                                    "'replify[offpolicy]'") from None
+        path = Path(path)
+        try:
+            table = pq.read_table(path)
+        except (OSError, ValueError) as exc:  # a missing file, or not Parquet
+            raise InvalidArgumentError(f"path: cannot read the Parquet log {str(path)!r}: {exc}") from None
+        features = _columns(list(table.column_names), path)
+        data = {}
+        for h in ["action", "cost", "propensity", *features]:
+            column = table.column(h)
+            if column.null_count:
+                row = int(np.flatnonzero(np.asarray(column.is_null()))[0])
+                raise InvalidArgumentError(f"{h}: row {row} of the Parquet log {str(path)!r} is missing")
+            try:
+                data[h] = np.asarray(column.to_numpy(zero_copy_only=False), dtype=np.float64)
+            except (TypeError, ValueError):
+                raise InvalidArgumentError(f"{h}: the Parquet log {str(path)!r}'s column is not numeric "
+                                           f"({column.type})") from None
+        contexts = np.stack([data[h] for h in features], axis=1)
+        return cls.from_arrays(contexts=contexts, actions=data["action"], costs=data["cost"],
+                               propensities=data["propensity"], n=n, name=path.name)
 
     @classmethod
     def simulate(cls, adversary: Any, *, n: int, rows: int, seed: Seed, logging: Any = "uniform",
@@ -248,6 +270,21 @@ class Log:
             raise InvalidArgumentError(f"{self.name}: the true value needs every arm's expected cost (means), which "
                                        "only a simulated log keeps")
         return self.mean((policy_probabilities(policy, self) * self.means).sum(axis=1))
+
+
+def _columns(header: list[str], path: Path) -> list[str]:
+    """The context's columns ``x0``, ``x1``, … of a file log's ``header``, in order; the header
+    refused unless it holds exactly action, cost, propensity and them."""
+    features = sorted((h for h in header if h.startswith("x") and h[1:].isdigit()), key=lambda h: int(h[1:]))
+    need = {"action", "cost", "propensity"}
+    other = [h for h in header if h not in need and h not in features]
+    if not need <= set(header) or other or not features:
+        raise InvalidArgumentError(f"the log {str(path)!r} must have the columns action, cost, propensity and x0, x1, "
+                                   f"... (the context); got {header}")
+    if [int(h[1:]) for h in features] != list(range(len(features))):
+        raise InvalidArgumentError(f"the log {str(path)!r}'s context columns must be x0..x{len(features) - 1} with none "
+                                   f"missing; got {features}")
+    return features
 
 
 def logging_probabilities(logging: Any, contexts: np.ndarray, n: int) -> np.ndarray:

@@ -271,3 +271,31 @@ def test_the_shipped_digits_are_a_second_supervised_to_bandit_log():
     assert log.rows == 10**5 and log.true_value(first) == pytest.approx(1 - 178 / 1797, abs=0.0062)
     e = estimate(log, first, "ips")
     assert e.covers
+
+
+def test_a_parquet_log_reads_back_and_a_missing_value_is_named(tmp_path, monkeypatch):
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+    log = small_log(rows=30, n=3)
+    shared = log.contexts[:, 0]
+    columns = {"action": log.actions, "cost": log.costs, "propensity": log.propensities,
+               **{f"x{j}": shared[:, j] for j in range(shared.shape[1])}}
+    pq.write_table(pa.table(columns), tmp_path / "log.parquet")
+    back = Log.from_parquet(tmp_path / "log.parquet", n=3)
+    assert np.array_equal(back.contexts, shared) and np.array_equal(back.costs, log.costs)
+    costs = pa.array([None] + log.costs[1:].tolist())
+    pq.write_table(pa.table({**columns, "cost": costs}), tmp_path / "holes.parquet")
+    with pytest.raises(InvalidArgumentError, match="cost: row 0 of the Parquet log .* is missing"):
+        Log.from_parquet(tmp_path / "holes.parquet", n=3)
+    import builtins
+    real = builtins.__import__
+
+    def no_pyarrow(name, *a, **k):
+        if name.startswith("pyarrow"):
+            raise ImportError(name)
+        return real(name, *a, **k)
+
+    monkeypatch.setattr(builtins, "__import__", no_pyarrow)
+    from replify.errors import MissingExtraError
+    with pytest.raises(MissingExtraError, match=r"pip install 'replify\[offpolicy\]'"):
+        Log.from_parquet(tmp_path / "log.parquet")
