@@ -90,8 +90,8 @@ def offpolicy_figure(path: Path | None, *, quick: bool):
     policy's true value (rule A: high alcohol, cultivar 0, else 1; rule B: high 0, low 1, else 2); right, how often two independent logs (10^6 rows each, compact) disagree —
     the replicable choice among the four and the replicable value of the best — against the
     certificate's rho, over pairs of logs with exact 95% intervals."""
-    rows = 5_000 if quick else 10**5
-    pairs = 20 if quick else 400
+    rows = 2_000 if quick else 10**5
+    pairs = 5 if quick else 400
     kw = dict(adversary_params={"features_as": "same"})
     log = Log.simulate("classification-bandit", n=3, rows=rows, seed=1, **kw)
     policies = {

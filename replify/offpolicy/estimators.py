@@ -14,8 +14,8 @@ logged action over the logging policy's) and ĉ(x, a) a cost model:
 terms w_i(c_i − V)/w̄), and its interval is the normal one, V ± z·s/√N, s the terms' sample standard
 deviation: asymptotic (central limit theorem), stated as such. The direct method gets no interval:
 its error is the model's bias, which the log cannot bound (measured: a ridge model on wine's
-features, 95% "intervals" from the terms' spread covered the truth in 0 of 1000 logs, where IPS's
-covered 969, SNIPS's 986 and DR's 1000).
+features, 95% "intervals" from the terms' spread covered the truth in 0 of 1000 logs, where IPS's,
+SNIPS's and DR's covered it in 969, 986 and 1000 of them; docs/offpolicy.md).
 
 **Clipping.** ``clip=M`` replaces every weight by min(w, M) in IPS and DR (Bottou et al., JMLR
 2013): a bias towards 0 traded for variance; the result says how many weights were clipped.
