@@ -221,6 +221,8 @@ class Log:
         bootstrapped data set), draws how many interactions fall on each (row, arm) as one multinomial
         — exact in law — and stores each distinct pair once, with its count as weight: a log of 10⁶
         rows of wine is 534 stored rows."""
+        if isinstance(rows, bool) or not isinstance(rows, (int, np.integer)) or rows < 1:
+            raise InvalidArgumentError(f"rows must be an integer >= 1; got {rows!r}")
         s_data, s_act = seed_sequence(seed).spawn(2)
         if isinstance(adversary, str):
             seq = make_adversary(adversary, n=n, horizon=max(int(rows), 1), seed=seed_sequence(instance_seed, name="instance_seed"),
@@ -230,8 +232,6 @@ class Log:
         if not callable(getattr(seq, "sample_contexts", None)):
             raise InvalidArgumentError(f"adversary must show contexts (sample_contexts: linear-gaussian, "
                                        f"classification-bandit, ...); got {type(seq).__name__}")
-        if isinstance(rows, bool) or not isinstance(rows, (int, np.integer)) or rows < 1:
-            raise InvalidArgumentError(f"rows must be an integer >= 1; got {rows!r}")
         if compact:
             return cls._compact(seq, n=n, rows=int(rows), logging=logging, rng=np.random.default_rng(s_data),
                                 name=adversary if isinstance(adversary, str) else type(seq).__name__)
@@ -253,6 +253,9 @@ class Log:
         support = x.shape[0]
         w = getattr(seq, "support_weights", None)
         w = np.full(support, 1.0 / support) if w is None else np.asarray(w, dtype=np.float64)
+        if w.shape != (support,) or not np.isfinite(w).all() or (w < 0).any() or abs(w.sum() - 1.0) > 1e-9:
+            raise InvalidArgumentError(f"{type(seq).__name__}.support_weights must be {support} probabilities adding "
+                                       f"up to 1, one per row of its support; got shape {w.shape}")
         prob = logging_probabilities(logging, x, n)  # (R, n): the logging policy on every row of the support
         counts = rng.multinomial(rows, (w[:, None] * prob).ravel() / (w[:, None] * prob).sum()).reshape(support, n)
         r, a = np.nonzero(counts)

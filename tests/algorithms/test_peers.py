@@ -34,7 +34,8 @@ def test_peers_learn_wine_inside_replify_and_are_measured(peer):
     report = replify.evaluate(peer, "classification-bandit", **WINE)
     # one seed, a margin of 2x: wine's classes are nearly linearly separable; a fixed arm errs on 60%
     assert report.regret.mean() < 0.5 * report.constant_regret.mean()
-    assert report.claim == "measured" and report.rho_ci[1] <= 1.0
+    # not replicable: two runs on independent rows part at once (compared by their arms)
+    assert report.claim == "measured" and report.rho_hat == 1.0
 
 
 @pytest.mark.parametrize("peer", PEERS, ids=["river-linucb", "mabwiser-linucb", "mabwiser-lints"])

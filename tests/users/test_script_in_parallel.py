@@ -1,5 +1,6 @@
 """A user's script, run as ``__main__``: its own learners (a class decorated with
-:func:`replify.wrap`, a function and a lambda that refer to ``replify``) are pickled by value for
+:func:`replify.wrap`, a contextual class the contextual conversion wraps, a function and a lambda that
+refer to ``replify``) are pickled by value for
 the workers, so they must evaluate with two processes and on Dask exactly as with one."""
 
 import json
@@ -38,16 +39,36 @@ SCRIPT = textwrap.dedent('''
     def factory(*, n, horizon, rng):
         return replify.make("hedge", n=n, horizon=horizon, seed=int(rng.integers(2**31)))
 
+    @replify.wrap(rho=0.1)
+    class MyReplicableLinUCB:  # a contextual learner of the script's own: the contextual conversion
+        problem, feedback = "contextual", "bandit"
+
+        def __init__(self, *, n, horizon, rng):
+            self.v = None
+
+        def act(self, context):
+            if self.v is None:
+                self.v, self.b = np.eye(context.shape[1]), np.zeros(context.shape[1])
+            self.x = np.array(context)
+            return int(np.argmin(self.x @ np.linalg.solve(self.v, self.b)))
+
+        def update(self, action, cost):
+            self.v += np.outer(self.x[action], self.x[action])
+            self.b += cost * self.x[action]
+
     learners = {"decorated": MyReplicableHedge, "function": factory,
-                "lambda": lambda seed: replify.make("ftpl", n=n, horizon=T, seed=seed)}
+                "lambda": lambda seed: replify.make("ftpl", n=n, horizon=T, seed=seed),
+                "contextual": MyReplicableLinUCB}
+    adversaries = {"contextual": ("linear-gaussian", {"d": 3, "contexts": "sphere"})}
 
     if __name__ == "__main__":
         out = {}
         for mode, kw in {"one": dict(n_jobs=1), "two": dict(n_jobs=2),
                          "dask": dict(n_jobs=2, backend="dask")}.items():
             for name, learner in learners.items():
-                report = replify.evaluate(learner, "iid-bernoulli", n=n, horizon=T, pairs=6, seed=3,
-                                          progress=False, **kw)
+                adversary, params = adversaries.get(name, ("iid-bernoulli", {}))
+                report = replify.evaluate(learner, adversary, n=n, horizon=T, pairs=6, seed=3,
+                                          progress=False, adversary_params=params, **kw)
                 out[f"{mode} {name}"] = report.to_dict(per_pair=True)
         json.dump(out, sys.stdout, sort_keys=True, default=str)
 ''')
@@ -83,7 +104,7 @@ def test_a_scripts_own_learners_run_alike_on_one_two_workers_and_dask(tmp_path):
                           cwd=tmp_path, env={**os.environ, "PYTHONWARNINGS": "ignore"})
     assert done.returncode == 0, done.stderr[-3000:]
     out = json.loads(done.stdout)
-    for name in ("decorated", "function", "lambda"):
+    for name in ("decorated", "function", "lambda", "contextual"):
         one = out[f"one {name}"]
         for key in ("pairs", "identical", "regret", "rho_hat"):
             assert key in one
