@@ -4,9 +4,13 @@
 
 Part 1 (the price):
 8 linear policies (arm = argmin <x_a, theta_k>) on linear-bernoulli (d = 4, n = 4 arms, contexts on the
-sphere, theta = (1, 0.6, -0.3, 0.2)), logged uniformly: the true theta, a perturbation of it (a
-near-tie) and six random ones (generator seed 0). For each log (seed 0, 1, ...): the true values, the
-replicable choice at rho = 0.1 (R from the log's seed mod 3), whether it is within 0.05 of the best's.
+sphere, theta = (1, 0.6, -0.3, 0.2)), logged uniformly. Two candidate sets: "spread", the true theta,
+a perturbation of it (a near-tie) and six random ones (generator seed 0); "crowded", theta moved
+along one random direction by t = 0, 0.2, 0.6, 0.8, 1, 1.5, 2 (values 0.290, 0.293, 0.327, 0.357,
+0.390, 0.460, 0.503: the third within 0.05 of the best, the fourth 0.067 above it) and one random.
+For --logs logs of --rows rows, then 5 x --logs logs of --rows / 10 rows (seeds 0, 1, ...; R
+independent, one per log): the replicable choice at rho = 0.1 and how often it is within 0.05 of the
+best's true value.
 
 Part 2 (speed): 100 pairs of compact wine logs of --rows rows each (classification-bandit, uniform
 logging), each drawn, estimated (IPS, SNIPS, DR of one policy) and selected from among 8 linear
@@ -29,19 +33,25 @@ def main() -> None:
     args = ap.parse_args()
     rng = np.random.default_rng(0)
     d, n = 4, 4
-    inst = dict(d=d, contexts="sphere", theta=[1.0, 0.6, -0.3, 0.2])
-    thetas = [np.array(inst["theta"]), np.array(inst["theta"]) + 0.05 * rng.normal(size=d)] + \
-        [rng.normal(size=d) for _ in range(6)]
-    pols = [(lambda th: (lambda ctx: np.argmin(ctx @ th, axis=1)))(th) for th in thetas]
-    t, ok, chosen = time.perf_counter(), 0, []
-    for s in range(args.logs):
-        log = Log.simulate("linear-bernoulli", n=n, rows=args.rows, seed=s, adversary_params=inst)
-        truth = np.array([log.true_value(p) for p in pols])
-        r = select(log, pols, rho=0.1, seed=s % 3)
-        chosen.append(r.chosen)
-        ok += bool(truth[r.chosen] <= truth.min() + 0.05)
-    print(f"true values {truth.round(3).tolist()}; grid width {r.width:.3f}; certified {r.certified}")
-    print(f"within 0.05 of the best in {ok} of {args.logs} logs; chosen {chosen}; {time.perf_counter() - t:.0f} s")
+    theta = np.array([1.0, 0.6, -0.3, 0.2])
+    inst = dict(d=d, contexts="sphere", theta=theta.tolist())
+    along = rng.normal(size=d)
+    sets = {"spread": [theta, theta + 0.05 * along] + [rng.normal(size=d) for _ in range(6)],
+            "crowded": [theta + t * along for t in (0.0, 0.2, 0.6, 0.8, 1.0, 1.5, 2.0)] + [rng.normal(size=d)]}
+    for rows, logs in ((args.rows, args.logs), (args.rows // 10, 5 * args.logs)):
+        t, ok, width = time.perf_counter(), {k: 0 for k in sets}, {}
+        for s in range(logs):
+            log = Log.simulate("linear-bernoulli", n=n, rows=rows, seed=s, adversary_params=inst)
+            for name, thetas in sets.items():
+                pols = [(lambda th: (lambda ctx: np.argmin(ctx @ th, axis=1)))(th) for th in thetas]
+                truth = np.array([log.true_value(p) for p in pols])
+                r = select(log, pols, rho=0.1, seed=10_000 + s)  # R independent of the log, one per log
+                width[name] = (truth.round(3).tolist(), r.width, r.certified)
+                ok[name] += bool(truth[r.chosen] <= truth.min() + 0.05)
+        for name in sets:
+            print(f"{rows} rows, {name}: true values {width[name][0]}; grid width {width[name][1]:.3f}; certified "
+                  f"{width[name][2]}; within 0.05 of the best in {ok[name]} of {logs} logs")
+        print(f"  ({time.perf_counter() - t:.0f} s)")
     weights = np.random.default_rng(0).normal(size=(8, 42))
     candidates = [(lambda wk: (lambda ctx: np.argmin(ctx @ wk, axis=1)))(wk) for wk in weights]
 
@@ -54,7 +64,7 @@ def main() -> None:
     m = replicability(lambda s: Log.simulate("classification-bandit", n=3, rows=args.rows, seed=s, compact=True),
                       decide, pairs=100, seed=0)
     print(f"100 pairs of compact wine logs of {args.rows} rows, drawn, estimated and selected from: "
-          f"{time.perf_counter() - t:.1f} s; rho_hat {m.rho_hat:.2f} {m.interval}")
+          f"{time.perf_counter() - t:.1f} s; rho_hat {m.rho_hat:.2f} [{m.rho_ci[0]:.3f}, {m.rho_ci[1]:.3f}]")
 
 
 if __name__ == "__main__":

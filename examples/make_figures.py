@@ -121,7 +121,7 @@ def offpolicy_figure(path: Path | None, *, quick: bool):
                           ("replicable value", lambda r: lambda lg, R: replicable_value(lg, pols[0], rho=r, seed=R))):
         got = [replicability(draw, decide(r), pairs=pairs, seed=3) for r in rhos]
         c, m = colour(fig, label)
-        err = np.array([[g.rho_hat - g.interval[0], g.interval[1] - g.rho_hat] for g in got]).T
+        err = np.array([[g.rho_hat - g.rho_ci[0], g.rho_ci[1] - g.rho_hat] for g in got]).T
         right.errorbar(rhos, [g.rho_hat for g in got], yerr=err, fmt=m, color=c, capsize=3,
                        label=f"{label}: logs that disagree (exact 95%)")
     right.plot(rhos, rhos, linestyle="--", color="grey", label=r"the certificate's $\rho$")

@@ -13,6 +13,17 @@ from replify.errors import InvalidArgumentError
 from replify.offpolicy import ESTIMATORS, Log, estimate, replicable_value, select
 
 
+def _cost_bound(text: str) -> float | tuple[float, float]:
+    """``--cost-bound``: M or LO,HI."""
+    try:
+        parts = [float(v) for v in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected M or LO,HI (numbers); got {text!r}") from None
+    if len(parts) not in (1, 2):
+        raise argparse.ArgumentTypeError(f"expected M or LO,HI; got {text!r}")
+    return parts[0] if len(parts) == 1 else (parts[0], parts[1])
+
+
 def add_offpolicy(sub: Any, formatter: Any) -> None:
     """The ``offpolicy`` subcommand's options."""
     op = sub.add_parser("offpolicy", help="off-policy estimates of your policies from a log, and replicable decisions",
@@ -33,7 +44,9 @@ def add_offpolicy(sub: Any, formatter: Any) -> None:
                     "replicable choice among them")
     op.add_argument("--min-propensity", type=float, help="the logging policy's smallest probability of any arm (what "
                     "the certificate needs; known for a simulated log)")
-    op.add_argument("--cost-bound", type=float, default=1.0, help="M: every cost in [-M, M]")
+    op.add_argument("--cost-bound", type=_cost_bound, metavar="M|LO,HI",
+                    help="every cost in [-M, M], or in [LO, HI] (default: the range a simulated log's adversary "
+                         "declares, else [-1, 1])")
     op.add_argument("--seed", type=int, default=0, help="the seed of R (and of a simulated log's rows)")
     op.set_defaults(func=cmd_offpolicy)
 

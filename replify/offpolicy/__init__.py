@@ -6,13 +6,14 @@ form, the direct method and the doubly robust estimator, each with a confidence 
 
 ``log`` (the log, its checks, its constructors, the logging policies), ``estimators`` (the
 estimates), ``select`` (a rounded estimate and a choice among policies that two independent logs
-make alike with probability ≥ 1 − ρ, certified, and their replicability measured over pairs of logs). May import: everything below (the ground floor, components, plugins, sources,
-evaluation's ``stats``). Costs are losses, lower is better, as everywhere in replify.
+make alike with probability ≥ 1 − ρ, certified, and their replicability measured over pairs of
+logs, as a :class:`replify.Report`). May import: everything below (the ground floor, components,
+plugins, sources, engine's declarations, evaluation). Costs are losses, lower is better, as everywhere in replify.
 """
 
 from replify.offpolicy.estimators import ESTIMATORS, Estimate, estimate
 from replify.offpolicy.log import Log, epsilon_greedy, softmax
-from replify.offpolicy.select import Measured, Replicable, replicability, replicable_value, select
+from replify.offpolicy.select import Replicable, replicability, replicable_value, select, selection_factor
 
-__all__ = ["ESTIMATORS", "Estimate", "Log", "Measured", "Replicable", "epsilon_greedy", "estimate", "replicability",
-           "replicable_value", "select", "softmax"]
+__all__ = ["ESTIMATORS", "Estimate", "Log", "Replicable", "epsilon_greedy", "estimate", "replicability",
+           "replicable_value", "select", "selection_factor", "softmax"]

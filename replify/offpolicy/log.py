@@ -22,6 +22,7 @@ import attrs
 import numpy as np
 
 from replify.base.randomness import Seed, seed_sequence
+from replify.engine.declarations import declared_bounds
 from replify.errors import InvalidArgumentError, MissingExtraError
 from replify.plugins.factory import make_adversary
 
@@ -62,6 +63,9 @@ class Log:
     min_propensity: float | None = None
     #: a compact log: how many interactions each stored row stands for (None: one each)
     weights: np.ndarray | None = None
+    #: (lo, hi), the range every cost of the logged system lies in, where declared (a simulated
+    #: log: its adversary's ``cost_bounds``); replify.offpolicy.select's certificates use it
+    cost_range: tuple[float, float] | None = None
 
     @property
     def rows(self) -> int:
@@ -90,12 +94,14 @@ class Log:
     @classmethod
     def from_arrays(cls, *, contexts: Any, actions: Any, costs: Any, propensities: Any, n: int | None = None,
                     distribution: Any = None, means: Any = None, name: str = "log",
-                    min_propensity: float | None = None) -> Log:
+                    min_propensity: float | None = None, cost_range: Any = None) -> Log:
         """A log from arrays, every row checked: contexts (rows, n, d) or (rows, d), actions in [0, n),
         finite costs, propensities in (0, 1] (and equal to the distribution's entry for the action
         taken, where the distribution is given). ``n`` defaults to the contexts' (rows, n, d), else
         to the distribution's, else to the largest action + 1. ``min_propensity``: the logging
-        policy's smallest probability of any arm, where it is known (no logged propensity may be below it)."""
+        policy's smallest probability of any arm, where it is known (no logged propensity may be below it);
+        ``cost_range``: (lo, hi), the range of every cost of the logged system, where it is known (no
+        logged cost may lie outside it)."""
         x = _real("contexts", contexts, (2, 3))
         rows = x.shape[0]
         a = np.asarray(actions)
@@ -139,11 +145,17 @@ class Log:
             if isinstance(min_propensity, bool) or not isinstance(min_propensity, (int, float)) or not 0 < min_propensity <= 1:
                 raise InvalidArgumentError(f"min_propensity must be in (0, 1]; got {min_propensity!r}")
             _bad_row("propensities", p >= min_propensity * (1 - 1e-12), p, f"at least min_propensity={min_propensity:g}")
+        if cost_range is not None:
+            cr = np.asarray(cost_range) if not isinstance(cost_range, (str, bytes)) else np.asarray([])
+            if cr.shape != (2,) or cr.dtype.kind not in "iuf" or not (np.isfinite(cr).all() and cr[0] < cr[1]):
+                raise InvalidArgumentError(f"cost_range must be (lo, hi), finite numbers with lo < hi; got {cost_range!r:.80}")
+            cost_range = (float(cr[0]), float(cr[1]))
+            _bad_row("costs", (c >= cost_range[0]) & (c <= cost_range[1]), c, f"a cost in cost_range={list(cost_range)}")
         for v in (x, a, c, p, dist, m):
             if v is not None:
                 v.flags.writeable = False
         return cls(contexts=x, actions=a, costs=c, propensities=p, n=n, distribution=dist, means=m, name=name,
-                   min_propensity=None if min_propensity is None else float(min_propensity))
+                   min_propensity=None if min_propensity is None else float(min_propensity), cost_range=cost_range)
 
     @classmethod
     def from_csv(cls, path: str | Path, *, n: int | None = None) -> Log:
@@ -242,7 +254,8 @@ class Log:
         name = adversary if isinstance(adversary, str) else type(seq).__name__
         floor = 1.0 / n if isinstance(logging, str) else getattr(logging, "min_propensity", None)
         return cls.from_arrays(contexts=x, actions=a, costs=c[np.arange(rows), a], propensities=prob[np.arange(rows), a],
-                               n=n, distribution=prob, means=m, name=name, min_propensity=floor)
+                               n=n, distribution=prob, means=m, name=name, min_propensity=floor,
+                               cost_range=declared_bounds(seq))
 
     @classmethod
     def _compact(cls, seq: Any, *, n: int, rows: int, logging: Any, rng: np.random.Generator, name: str) -> Log:
@@ -261,10 +274,49 @@ class Log:
         r, a = np.nonzero(counts)
         floor = 1.0 / n if isinstance(logging, str) else getattr(logging, "min_propensity", None)
         log = cls.from_arrays(contexts=x[r], actions=a, costs=c[r, a], propensities=prob[r, a], n=n,
-                              distribution=prob[r], means=m[r], name=name, min_propensity=floor)
+                              distribution=prob[r], means=m[r], name=name, min_propensity=floor,
+                              cost_range=declared_bounds(seq))
         weights = counts[r, a].astype(np.int64)
         weights.flags.writeable = False
         return attrs.evolve(log, weights=weights)
+
+    def split(self, parts: int, *, seed: Seed) -> list[Log]:
+        """The log's interactions dealt at random (from ``seed``) into ``parts`` disjoint logs of
+        ⌊rows/parts⌋ interactions each (the remainder left out): where the rows are iid, independent
+        logs of the same system — a real log's pairs for :func:`replify.offpolicy.replicability`. A
+        compact log is dealt by its weights (multivariate hypergeometric: exact, as dealing its
+        interactions one by one)."""
+        if isinstance(parts, bool) or not isinstance(parts, (int, np.integer)) or parts < 2:
+            raise InvalidArgumentError(f"parts must be an integer >= 2; got {parts!r}")
+        size = self.rows // int(parts)
+        if size < 1:
+            raise InvalidArgumentError(f"parts={parts}: {self.name} has {self.rows} rows, fewer than one a part")
+        rng = np.random.default_rng(seed_sequence(seed, name="seed"))
+        if self.weights is None:
+            order = rng.permutation(self.stored)
+            return [self._subset(order[k * size:(k + 1) * size], None) for k in range(int(parts))]
+        left, out = self.weights.astype(np.int64), []
+        for _ in range(int(parts)):
+            counts = rng.multivariate_hypergeometric(left, size)
+            left = left - counts
+            keep = np.flatnonzero(counts)
+            out.append(self._subset(keep, counts[keep]))
+        return out
+
+    def _subset(self, rows: np.ndarray, weights: np.ndarray | None) -> Log:
+        """The log of the stored ``rows`` (and, compact, their new ``weights``)."""
+        def pick(v: np.ndarray | None) -> np.ndarray | None:
+            if v is None:
+                return None
+            out = np.array(v[rows])
+            out.flags.writeable = False
+            return out
+        if weights is not None:
+            weights = np.array(weights, dtype=np.int64)
+            weights.flags.writeable = False
+        return attrs.evolve(self, contexts=pick(self.contexts), actions=pick(self.actions), costs=pick(self.costs),
+                            propensities=pick(self.propensities), distribution=pick(self.distribution),
+                            means=pick(self.means), weights=weights)
 
     def true_value(self, policy: Callable[[np.ndarray], Any]) -> float:
         """The policy's expected cost on this log's contexts, from the expected costs a simulated

@@ -2,35 +2,69 @@
 :func:`replicable_value`, a policy's estimated cost rounded so that two independent logs of the
 same logging policy report the same number with probability ≥ 1 − ρ, and :func:`select`, a choice
 among candidate policies that two such logs make alike with probability ≥ 1 − ρ — the randomness R
-(``seed``) shared, as in the paper. :func:`replicability` measures either over pairs of logs.
+(``seed``) shared, as in the paper. :func:`replicability` measures either over pairs of logs and
+returns replify's :class:`~replify.evaluation.report.Report`.
 
 **Assumptions.** (i) A log's N rows are iid: a context, the logging policy μ's arm a ~ μ(·|x), its
 cost; the two logs are independent, of N rows each. (ii) μ gives every arm probability at least
 p_min (``min_propensity``, declared; the log's own smallest propensity must not be below it).
-(iii) Costs lie in [−M, M] (``cost_bound``, 1 by default; a cost outside is refused).
+(iii) Costs lie in [lo, hi] (``cost_bound``: a pair, or M for [−M, M]; by default the range the
+log declares — a simulated log, its adversary's ``cost_bounds`` — else [−1, 1]); a cost outside is
+refused. Write b = (lo + hi)/2 and M = (hi − lo)/2.
 
-**The variance.** The IPS estimate V̂_k = (1/N) Σ_i w_ik c_i, w_ik = π_k(a_i|x_i)/μ(a_i|x_i), has
-Var(w c) ≤ E[w² c²] ≤ M² E_x[Σ_a μ(a|x) π_k(a|x)²/μ(a|x)²] = M² E_x[Σ_a π_k(a|x)²/μ(a|x)]
-≤ (M²/p_min)·E_x[Σ_a π_k(a|x)²] ≤ M²/p_min. So two independent logs give
-E|V̂_k − V̂'_k| ≤ sqrt(2 Var V̂_k) ≤ M·sqrt(2/(N p_min)) =: s.
+**The estimate.** V̂_k = b + (1/N) Σ_i w_ik (c_i − b), w_ik = π_k(a_i|x_i)/μ(a_i|x_i): inverse
+propensity scoring with the constant baseline b — the doubly robust estimator of Dudík, Langford &
+Li (ICML 2011) with the constant cost model b. It is unbiased, as IPS is, since E[w | x] =
+Σ_a π_k(a|x) = 1, and its terms have |c − b| ≤ M where IPS's have |c| ≤ max(|lo|, |hi|): for costs
+in [0, 1], half the spread.
+
+**The variance.** Var(w (c − b)) ≤ E[w² (c − b)²] ≤ M² E_x[Σ_a μ(a|x) π_k(a|x)²/μ(a|x)²]
+= M² E_x[Σ_a π_k(a|x)²/μ(a|x)] ≤ (M²/p_min)·E_x[Σ_a π_k(a|x)²] ≤ M²/p_min. So two independent logs
+give Δ_k = V̂_k − V̂'_k with E[Δ_k²] = 2 Var V̂_k ≤ 2M²/(N p_min) =: s², and E|Δ_k| ≤ s (Jensen).
+The bound is attained: uniform logging over n arms, a deterministic π_k and costs at lo or hi only
+(|c − b| = M on every row) give Var(w (c − b)) = n M² − (V_k − b)².
 
 **The replicable value.** θ̃ = w(⌊V̂/w − u⌋ + u + ½), u uniform on [0, 1) from R. Given the two
 estimates, the roundings differ with probability min(1, |V̂ − V̂'|/w), so P(θ̃ ≠ θ̃') ≤ s/w: the width
 w = s/ρ certifies ρ, and |θ̃ − V̂| ≤ w/2.
 
-**The replicable selection.** Every V̂_k is rounded with one offset u from R on the width
-w = K·s/ρ; the choice is the policy, among those whose rounded value is the least, that comes first
-in a random order of the K candidates drawn from R. The choice is a function of the rounded values
-and R, so P(choices differ) ≤ Σ_k P(θ̃_k ≠ θ̃'_k) ≤ K·s/w = ρ. The chosen policy's estimate is within
-w of the least estimate; its true value within w + 2·max_k |V̂_k − V_k| of the best's.
+**The replicable selection.** Every V̂_k is rounded with one offset u from R on a grid of width w;
+the choice is the candidate, among those whose rounded value is the least, that comes first in a
+random order π of the K candidates drawn from R. Two bounds on P(the choices differ), each for
+every pair of logs, so their minimum holds too:
 
-**The price** is w: at K = 8, uniform logging over 4 arms (p_min = 1/4), M = 1 and N = 10⁶ rows,
-s = 0.0028 and w = 0.23 at ρ = 0.1 — the union over the K candidates and the variance bound
-M²/p_min, not the estimates' own spread (their standard errors are about 0.0014 there), set it.
-Where the other candidates are farther than w from the best, the choice is near-best; where one
-lies within w, it may be chosen (docs/offpolicy.md measures both). What is the literature's:
-IPS (Horvitz & Thompson 1952), rounding on a random grid for replicability (Impagliazzo, Lei,
-Pitassi & Sorrell, STOC 2022); the bounds above and their constants are ours.
+1. *The union.* The choice is a function of the rounded values and π, so the choices differ only
+   where some candidate's rounding does: P ≤ Σ_k min(1, |Δ_k|/w) ≤ Σ_k |Δ_k|/w.
+2. *The ranks.* Let m̂ = min_k V̂_k. The least rounded value's cell differs between the logs with
+   probability min(1, |m̂ − m̂'|/w). Where it is the same, its upper edge θ is shared, θ is uniform on
+   (m̂, m̂ + w] as u is on [0, 1), and the candidates in that cell are S = {k : V̂_k < θ} (every
+   V̂_k ≥ m̂ > θ − w), S' likewise. The choices differ iff the π-first member of S ∪ S' lies in the
+   symmetric difference S △ S'; π is independent of u and of the logs, so given them this has
+   probability |S △ S'|/|S ∪ S'|. A k in S △ S' has θ in the interval J_k between V̂_k and V̂'_k, of
+   length |Δ_k|, and above a_k = min(V̂_k, V̂'_k); then |S ∪ S'| ≥ #{j : a_j < θ} ≥ r_k, the rank of
+   a_k among the a's (ties broken by index). So |S △ S'|/|S ∪ S'| ≤ Σ_k 1{θ ∈ J_k}/r_k, and
+   averaging over θ's density 1/w, P ≤ (|m̂ − m̂'| + Σ_k |Δ_k|/r_k)/w.
+
+Taking expectations over the two logs: bound 1 gives Σ_k E|Δ_k| ≤ K s. For bound 2,
+|m̂ − m̂'| ≤ max_k |Δ_k| ≤ (Σ_k Δ_k²)^½, and by Cauchy–Schwarz, the ranks being 1..K in some order,
+Σ_k |Δ_k|/r_k ≤ (Σ_k Δ_k²)^½ (Σ_{r≤K} r⁻²)^½; with E(Σ_k Δ_k²)^½ ≤ (Σ_k E Δ_k²)^½ ≤ √K s, bound 2
+gives √K (1 + (H⁽²⁾_K)^½) s, H⁽²⁾_K = Σ_{r≤K} r⁻² < π²/6. So
+
+    P(choices differ) ≤ c_K s / w,   c_K = min(K, √K (1 + (H⁽²⁾_K)^½))
+
+(c_K = K up to K = 4; c_5 = 4.94, c_8 = 6.32, c_16 = 9.0, c_100 = 22.8, growing as 2.28 √K), and the width
+w = c_K s/ρ certifies ρ. The chosen candidate's estimate is below θ ≤ m̂ + w: within w of the least
+estimate, its true value within w + 2·max_k |V̂_k − V_k| of the best's.
+
+**The price** is w: at K = 8, uniform logging over 4 arms (p_min = 1/4), costs in [0, 1] (M = ½)
+and N = 10⁶ rows, s = 0.0014 and w = 0.089 at ρ = 0.1 (the plain IPS and the union bound, as this
+module first had them, gave 0.23). Where the other candidates are farther than w from the best, the
+choice is near-best; where one lies within w, it may be chosen (docs/offpolicy.md measures both).
+What is the literature's: IPS (Horvitz & Thompson 1952), the baseline as a constant cost model in
+the doubly robust estimator (Dudík, Langford & Li 2011), rounding on a random grid for
+replicability (Impagliazzo, Lei, Pitassi & Sorrell, STOC 2022); the bounds above and their
+constants are ours. ``tests/experiments/test_offpolicy.py`` attacks both certificates and reports
+bound ÷ the worst measured.
 """
 
 from __future__ import annotations
@@ -43,7 +77,7 @@ import numpy as np
 
 from replify.base.randomness import Seed, seed_sequence
 from replify.errors import InvalidArgumentError
-from replify.evaluation.stats import clopper_pearson
+from replify.evaluation.report import Report
 from replify.offpolicy.log import Log, policy_probabilities
 
 
@@ -52,7 +86,9 @@ class Replicable:
     """A rounded estimate or a choice: ``value`` (the rounded estimate; for a selection, every
     candidate's, (K,)), ``chosen`` (a selection's index, else None), the grid ``width``, the
     certificate's ``rho_bound`` and whether it is ``certified`` (else ``note`` says why), the
-    stability constant ``s`` and the ``min_propensity`` and ``cost_bound`` it used."""
+    stability constant ``s`` and the ``min_propensity`` and ``cost_range`` (lo, hi) it used; a
+    selection's ``factor`` is c_K (module docstring; 1 for a single value); ``estimates`` and
+    ``true_values`` as below."""
 
     value: Any
     chosen: int | None
@@ -61,26 +97,61 @@ class Replicable:
     certified: bool
     s: float
     min_propensity: float
-    cost_bound: float
+    cost_range: tuple[float, float]
+    factor: float = 1.0
     note: str | None = None
+    #: the estimates before rounding (a selection: (K,)), and the candidates' true values on the
+    #: log's contexts where the log is simulated (else None): what a decision's error is measured on
+    estimates: Any = None
+    true_values: Any = None
 
 
-def _ips(log: Log, policy: Callable[[np.ndarray], Any]) -> float:
+def selection_factor(k: int) -> float:
+    """c_K = min(K, √K (1 + (H⁽²⁾_K)^½)), H⁽²⁾_K = Σ_{r≤K} r⁻²: the price of choosing among K
+    candidates, in units of s/ρ (module docstring)."""
+    h2 = float(np.sum(1.0 / np.arange(1, k + 1, dtype=np.float64) ** 2))
+    return float(min(k, math.sqrt(k) * (1.0 + math.sqrt(h2))))
+
+
+def _estimate(log: Log, policy: Callable[[np.ndarray], Any], baseline: float) -> tuple[float, float | None]:
+    """IPS with the constant baseline b (module docstring): b + mean of w (c − b); and the policy's
+    true value where the log is simulated (else None)."""
     pi = policy_probabilities(policy, log)
-    return log.mean(pi[np.arange(log.stored), log.actions] / log.propensities * log.costs)
+    value = baseline + log.mean(pi[np.arange(log.stored), log.actions] / log.propensities * (log.costs - baseline))
+    return value, None if log.means is None else log.mean((pi * log.means).sum(axis=1))
 
 
-def _stability(log: Log, rho: float, min_propensity: float | None, cost_bound: float) -> tuple[float, float, bool, str | None]:
-    """s, the p_min used, whether certified, and why not (module docstring)."""
+def _cost_range(log: Log, cost_bound: Any) -> tuple[float, float]:
+    """(lo, hi) from ``cost_bound`` (M, a pair, or None: the log's declared range, else [−1, 1]),
+    every cost of the log checked to lie in it."""
+    if cost_bound is None:
+        cost_bound = log.cost_range if log.cost_range is not None else 1.0
+    if isinstance(cost_bound, (int, float)) and not isinstance(cost_bound, bool):
+        if not 0 < cost_bound < math.inf:
+            raise InvalidArgumentError(f"cost_bound must be a finite number > 0 (costs in [-M, M]) or a pair (lo, hi); "
+                                       f"got {cost_bound!r}")
+        lo, hi = -float(cost_bound), float(cost_bound)
+    else:
+        try:
+            lo, hi = (float(v) for v in cost_bound)
+        except (TypeError, ValueError):
+            raise InvalidArgumentError(f"cost_bound must be a number M (costs in [-M, M]) or a pair (lo, hi); "
+                                       f"got {cost_bound!r:.80}") from None
+        if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
+            raise InvalidArgumentError(f"cost_bound must be a pair (lo, hi) of finite numbers with lo < hi; got {cost_bound!r}")
+    outside = (log.costs < lo) | (log.costs > hi)
+    if outside.any():
+        i = int(np.argmax(outside))
+        raise InvalidArgumentError(f"cost_bound=[{lo:g}, {hi:g}]: row {i} of {log.name} costs {float(log.costs[i])!r}, "
+                                   f"outside it; give the range the costs respect")
+    return lo, hi
+
+
+def _stability(log: Log, rho: float, min_propensity: float | None, cost_bound: Any) -> tuple[float, float, bool, str | None, tuple[float, float]]:
+    """s, the p_min used, whether certified, why not, and the cost range (module docstring)."""
     if not (isinstance(rho, float) and 0.0 < rho < 1.0):
         raise InvalidArgumentError(f"rho must be a float in (0, 1); got {rho!r}")
-    if not (isinstance(cost_bound, (int, float)) and not isinstance(cost_bound, bool) and 0 < cost_bound < math.inf):
-        raise InvalidArgumentError(f"cost_bound must be a finite number > 0 (costs in [-M, M]); got {cost_bound!r}")
-    worst = float(np.abs(log.costs).max())
-    if worst > cost_bound:
-        i = int(np.argmax(np.abs(log.costs)))
-        raise InvalidArgumentError(f"cost_bound={cost_bound:g}: row {i} of {log.name} costs {float(log.costs[i])!r}, outside "
-                                   f"[-{cost_bound:g}, {cost_bound:g}]; give the bound the costs respect")
+    lo, hi = _cost_range(log, cost_bound)
     seen = float(log.propensities.min())
     note = None
     if min_propensity is None:
@@ -90,13 +161,13 @@ def _stability(log: Log, rho: float, min_propensity: float | None, cost_bound: f
         note = ("measured, not certified: the certificate needs the logging policy's smallest propensity, declared "
                 "(min_propensity=); the log's own smallest was used")
     else:
-        if not (isinstance(min_propensity, (int, float)) and 0.0 < min_propensity <= 1.0):
+        if isinstance(min_propensity, bool) or not (isinstance(min_propensity, (int, float)) and 0.0 < min_propensity <= 1.0):
             raise InvalidArgumentError(f"min_propensity must be in (0, 1]; got {min_propensity!r}")
         if seen < min_propensity * (1 - 1e-12):
             raise InvalidArgumentError(f"min_propensity={min_propensity:g}, but {log.name} logs a propensity of {seen:g}: "
                                        "the logging policy's smallest propensity is below what was declared")
         p, certified = float(min_propensity), True
-    return cost_bound * math.sqrt(2.0 / (log.rows * p)), p, certified, note
+    return (hi - lo) / 2.0 * math.sqrt(2.0 / (log.rows * p)), p, certified, note, (lo, hi)
 
 
 def _round(v: np.ndarray, width: float, u: float) -> np.ndarray:
@@ -104,56 +175,114 @@ def _round(v: np.ndarray, width: float, u: float) -> np.ndarray:
 
 
 def replicable_value(log: Log, policy: Callable[[np.ndarray], Any], *, rho: float, seed: Seed,
-                     min_propensity: float | None = None, cost_bound: float = 1.0) -> Replicable:
-    """The policy's IPS estimate rounded on a grid of width s/ρ with an offset from R (``seed``):
-    two independent logs report the same number with probability ≥ 1 − ρ (module docstring)."""
-    s, p, certified, note = _stability(log, rho, min_propensity, cost_bound)
+                     min_propensity: float | None = None, cost_bound: Any = None) -> Replicable:
+    """The policy's estimated cost (IPS with the baseline at the middle of the cost range) rounded
+    on a grid of width s/ρ with an offset from R (``seed``): two independent logs report the same
+    number with probability ≥ 1 − ρ (module docstring). ``cost_bound``: M (costs in [−M, M]) or
+    (lo, hi); by default the log's declared range, else [−1, 1]."""
+    s, p, certified, note, (lo, hi) = _stability(log, rho, min_propensity, cost_bound)
     width = s / rho
     u = float(np.random.default_rng(seed_sequence(seed)).random())
-    value = float(_round(np.array([_ips(log, policy)]), width, u)[0])
+    est, truth = _estimate(log, policy, (lo + hi) / 2.0)
+    value = float(_round(np.array([est]), width, u)[0])
     return Replicable(value=value, chosen=None, width=width, rho_bound=rho, certified=certified, s=s,
-                      min_propensity=p, cost_bound=float(cost_bound), note=note)
+                      min_propensity=p, cost_range=(lo, hi), note=note, estimates=est, true_values=truth)
 
 
 def select(log: Log, policies: Sequence[Callable[[np.ndarray], Any]], *, rho: float, seed: Seed,
-           min_propensity: float | None = None, cost_bound: float = 1.0) -> Replicable:
-    """The candidate of least rounded IPS estimate (ties: the first in a random order from R), the
-    estimates rounded with one offset from R on a grid of width K·s/ρ: two independent logs choose
-    alike with probability ≥ 1 − ρ (module docstring)."""
+           min_propensity: float | None = None, cost_bound: Any = None) -> Replicable:
+    """The candidate of least rounded estimate (ties: the first in a random order from R), the
+    estimates (IPS with the baseline at the middle of the cost range) rounded with one offset from
+    R on a grid of width c_K·s/ρ: two independent logs choose alike with probability ≥ 1 − ρ
+    (module docstring). ``cost_bound`` as in :func:`replicable_value`."""
     if isinstance(policies, (str, bytes)) or not isinstance(policies, Sequence) or len(policies) < 2:
         raise InvalidArgumentError(f"policies must be a sequence of at least 2 candidate policies; got {policies!r:.80}")
-    s, p, certified, note = _stability(log, rho, min_propensity, cost_bound)
+    s, p, certified, note, (lo, hi) = _stability(log, rho, min_propensity, cost_bound)
     k = len(policies)
-    width = k * s / rho
+    factor = selection_factor(k)
+    width = factor * s / rho
     rng = np.random.default_rng(seed_sequence(seed))
     u, order = float(rng.random()), rng.permutation(k)
-    rounded = _round(np.array([_ips(log, pol) for pol in policies]), width, u)
+    est, truth = zip(*(_estimate(log, pol, (lo + hi) / 2.0) for pol in policies))
+    rounded = _round(np.array(est), width, u)
     lowest = np.flatnonzero(rounded == rounded.min())
     chosen = int(order[np.isin(order, lowest)][0])
     return Replicable(value=rounded, chosen=chosen, width=width, rho_bound=rho, certified=certified, s=s,
-                      min_propensity=p, cost_bound=float(cost_bound), note=note)
+                      min_propensity=p, cost_range=(lo, hi), factor=factor, note=note, estimates=np.array(est),
+                      true_values=None if truth[0] is None else np.array(truth))
 
 
-@attrs.frozen
-class Measured:
-    """Replicability measured over ``pairs`` pairs of independent logs: the fraction ``rho_hat``
-    whose two outcomes differed and its exact (Clopper–Pearson) ``interval``."""
+def _error(outcome: Replicable) -> tuple[float, bool]:
+    """A decision's error, and whether it is against the truth: a choice's true value minus the
+    best candidate's, a value's distance from the true value — against the log's own unrounded
+    estimates where the truth is not known (what rounding cost)."""
+    known = outcome.true_values is not None
+    ref = outcome.true_values if known else outcome.estimates
+    if outcome.chosen is not None:
+        return float(ref[outcome.chosen] - np.min(ref)), known
+    return abs(float(outcome.value) - float(ref)), known
 
-    pairs: int
-    differ: int
-    rho_hat: float
-    interval: tuple[float, float]
 
+def replicability(logs: Callable[[np.random.SeedSequence], Log] | Log, decide: Callable[[Log, Any], Replicable], *,
+                  pairs: int, seed: Seed, confidence: float = 0.95) -> Report:
+    """How often two independent logs make different decisions: ``pairs`` pairs, one R a pair (the
+    seed ``decide(log, R)`` receives), as a :class:`~replify.evaluation.report.Report` — ``rho_hat``,
+    its exact interval ``rho_ci`` (Clopper–Pearson), ``claim``, ``to_dict`` — as
+    :func:`replify.evaluate` reports paired runs of a learner.
 
-def replicability(draw_log: Callable[[np.random.SeedSequence], Log], decide: Callable[[Log, Any], Replicable], *,
-                  pairs: int, seed: Seed, confidence: float = 0.95) -> Measured:
-    """Pairs of independent logs (``draw_log(seed)``, two seeds a pair) and one R a pair (the seed
-    ``decide(log, R)`` receives): how often the two outcomes (``chosen``, else ``value``) differ."""
+    ``logs``: a function ``draw_log(seed)`` returning a log (two independent seeds a pair: simulated
+    logs), or one :class:`Log` — a real log, whose rows :meth:`Log.split` deals at random into
+    2·``pairs`` disjoint parts, pair i being parts 2i and 2i + 1: independent logs of the same
+    system where its rows are iid, each of rows/(2·pairs) interactions.
+
+    In the report, ``identical`` says per pair whether the two decisions (``chosen``, else
+    ``value``) agree, ``regret`` holds each log's error (a choice's true value minus the best
+    candidate's; a value's distance from the true value — on a log that does not know its true
+    values, from the log's own unrounded estimate, and ``params["regret"]`` says which),
+    ``horizon`` the rows of a log, ``n`` its arms, ``params`` the certificate's ρ, width and whether
+    every decision was certified."""
     if isinstance(pairs, bool) or not isinstance(pairs, int) or pairs < 1:
         raise InvalidArgumentError(f"pairs must be an integer >= 1; got {pairs!r}")
-    differ = 0
-    for pair in seed_sequence(seed).spawn(pairs):
+    if not callable(decide):
+        raise InvalidArgumentError(f"decide must be a function (log, R) -> a replicable value or choice; got "
+                                   f"{type(decide).__name__}")
+    root = seed_sequence(seed)
+    split_seed, pair_seeds = root.spawn(2)
+    if isinstance(logs, Log):
+        parts = logs.split(2 * pairs, seed=split_seed)
+        draw = lambda k, _s: parts[k]  # noqa: E731
+    elif callable(logs):
+        draw = lambda _k, s: logs(s)  # noqa: E731
+    else:
+        raise InvalidArgumentError(f"logs must be a function seed -> Log (simulated logs) or a Log (a real log, split "
+                                   f"into independent parts); got {type(logs).__name__}")
+    same, errors, known, outcomes, first = [], [], True, [], None
+    for i, pair in enumerate(pair_seeds.spawn(pairs)):
         r, s_a, s_b = pair.spawn(3)
-        a, b = decide(draw_log(s_a), r), decide(draw_log(s_b), r)
-        differ += int(a.chosen != b.chosen if a.chosen is not None else not np.array_equal(a.value, b.value))
-    return Measured(pairs=pairs, differ=differ, rho_hat=differ / pairs, interval=clopper_pearson(differ, pairs, confidence))
+        got = []
+        for k, s in ((2 * i, s_a), (2 * i + 1, s_b)):
+            log = draw(k, s)
+            first = first or log
+            out = decide(log, r)
+            if not isinstance(out, Replicable):
+                raise InvalidArgumentError(f"decide must return a replicable value or choice (replicable_value, "
+                                           f"select); got {type(out).__name__}")
+            err, truth = _error(out)
+            known &= truth
+            got.append(out)
+            errors.append(err)
+        a, b = got
+        same.append(a.chosen == b.chosen if a.chosen is not None else bool(np.array_equal(a.value, b.value)))
+        outcomes += got
+    identical = np.array(same, dtype=bool)
+    params = {"rho": outcomes[0].rho_bound, "certified": all(o.certified for o in outcomes),
+              "width": max(o.width for o in outcomes), "min_propensity": outcomes[0].min_propensity,
+              "regret": ("the decision's error against the true values: a choice's true value minus the best "
+                         "candidate's, a value's distance from the true value") if known else
+                        ("the decision's error against the log's own unrounded estimates (its true values are not "
+                         "known): what rounding cost")}
+    return Report(learner=getattr(decide, "__name__", type(decide).__name__), adversary=first.name, n=first.n,
+                  horizon=first.rows, pairs=pairs, seed=seed, confidence=confidence, identical=identical,
+                  agreement=identical.astype(np.float64), first_divergence=(~identical).astype(np.int64),
+                  regret=np.array(errors, dtype=np.float64).reshape(pairs, 2), params=params, regret_bound=None,
+                  cost_range=outcomes[0].cost_range)
