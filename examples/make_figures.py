@@ -25,7 +25,7 @@ from replify.plots.fitting import set_labels
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from real_data_audit import audit  # noqa: E402
-from replify.offpolicy import Log, estimate, replicability, replicable_value, select  # noqa: E402
+from replify.offpolicy.demo import wine_demo  # noqa: E402
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 #: every figure the documentation shows, by file name
@@ -85,51 +85,12 @@ def price_of_certificate(path: Path | None, *, calibration, quick: bool):
 
 
 def offpolicy_figure(path: Path | None, *, quick: bool):
-    """docs/offpolicy.png: left, four policies' estimated costs on one wine log (10^5 rows, uniform
-    logging, every arm shown the row) by IPS, SNIPS and DR with their 95% intervals, beside each
-    policy's true value (rule A: high alcohol, cultivar 0, else 1; rule B: high 0, low 1, else 2); right, how often two independent logs (10^6 rows each, compact) disagree —
-    the replicable choice among the four and the replicable value of the best — against the
-    certificate's rho, over pairs of logs with exact 95% intervals."""
-    rows = 2_000 if quick else 10**5
-    pairs = 5 if quick else 400
-    kw = dict(adversary_params={"features_as": "same"})
-    log = Log.simulate("classification-bandit", n=3, rows=rows, seed=1, **kw)
-    policies = {
-        "rule A": lambda c: np.where(c[:, 0, 1] > 0, 0, 1),  # alcohol high: cultivar 0, else 1
-        "rule B": lambda c: np.where(c[:, 0, 1] > 0.03, 0, np.where(c[:, 0, 1] < -0.03, 1, 2)),
-        "always 0": lambda c: np.zeros(c.shape[0], dtype=int),
-        "always 2": lambda c: np.full(c.shape[0], 2),
-    }
-    fig, (left, right) = figure(1, 2)
-    offsets = {"ips": -0.2, "snips": 0.0, "dr": 0.2}
-    for name, dx in offsets.items():
-        c, m = colour(fig, name.upper())
-        values = [estimate(log, p, name) for p in policies.values()]
-        x = np.arange(len(policies)) + dx
-        mid = np.array([v.value for v in values])
-        err = np.array([[v.value - v.interval[0], v.interval[1] - v.value] for v in values]).T
-        left.errorbar(x, mid, yerr=err, fmt=m, color=c, capsize=3, label=f"{name.upper()}, 95% interval")
-    truth = [log.true_value(p) for p in policies.values()]
-    left.plot(np.arange(len(policies)), truth, "_", color="black", markersize=14, label="true value")
-    left.set_xticks(np.arange(len(policies)), list(policies))
-    set_labels(left, "policy", "expected cost (mistakes)")
-    set_title(left, True, f"Off-policy estimates, one log of {rows:,} rows")
-    rhos = [0.05, 0.1, 0.2]
-    pols = list(policies.values())
-    draw = lambda s: Log.simulate("classification-bandit", n=3, rows=10**6, seed=s, compact=True, **kw)  # noqa: E731
-    for label, decide in (("replicable choice", lambda r: lambda lg, R: select(lg, pols, rho=r, seed=R)),
-                          ("replicable value", lambda r: lambda lg, R: replicable_value(lg, pols[0], rho=r, seed=R))):
-        got = [replicability(draw, decide(r), pairs=pairs, seed=3) for r in rhos]
-        c, m = colour(fig, label)
-        err = np.array([[g.rho_hat - g.rho_ci[0], g.rho_ci[1] - g.rho_hat] for g in got]).T
-        right.errorbar(rhos, [g.rho_hat for g in got], yerr=err, fmt=m, color=c, capsize=3,
-                       label=f"{label}: logs that disagree (exact 95%)")
-    right.plot(rhos, rhos, linestyle="--", color="grey", label=r"the certificate's $\rho$")
-    set_labels(right, r"certified $\rho$", "pairs of logs that disagree")
-    set_title(right, True, f"Two independent logs of $10^6$ rows, {pairs} pairs")
-    figure_legend(left)
-    figure_legend(right)
-    return save_figure(fig, path)
+    """docs/offpolicy.png: the off-policy demo's figure (``replify demo offpolicy``,
+    replify.offpolicy.demo) — left, four policies' estimated costs on one wine log of 10^5 rows by
+    IPS, SNIPS and DR with their 95% intervals beside each policy's true value; right, how often two
+    independent logs of 10^6 rows disagree on the replicable choice and the replicable value,
+    against the certificate's rho, over 400 pairs with exact 95% intervals."""
+    return wine_demo(quick=quick, pairs=None if quick else 400, progress=False).plot(path)
 
 
 def main(argv: list[str] | None = None) -> list[Path]:

@@ -25,6 +25,7 @@ from replify.cli.commands import (
     SPREAD, cmd_calibrate, cmd_demo, cmd_list, cmd_run, cmd_stress, cmd_sweep,
 )
 from replify.cli.offpolicy import add_offpolicy
+from replify.experiments.lower_bounds import DEMOS
 from replify.cli.outputs import STDOUT, only_the_starter, output_options, started
 from replify.cli.text import one_line
 from replify.errors import ReplifyError, ReplifyWarning
@@ -145,12 +146,13 @@ def parser() -> argparse.ArgumentParser:
                     help="no progress bar (by default one appears on a terminal's stderr once a run lasts 2 s)")
     sw.set_defaults(func=cmd_sweep)
 
-    demo = sub.add_parser("demo", help="the paper's lower bounds (bandit-coin: under bandit feedback), the FLL example and "
-                          "adversarial-bandit (an iid certificate refuted by a changing law, an adversarial one holding), "
-                          "from one command", formatter_class=_Help)
-    demo.add_argument("demo", choices=["coin", "phases", "lazy-leader", "bandit-coin", "adversarial-bandit"], help="which demo")
+    demo = sub.add_parser("demo", help="the paper's lower bounds (bandit-coin: under bandit feedback), the FLL example, "
+                          "adversarial-bandit (an iid certificate refuted by a changing law, an adversarial one holding) "
+                          "and offpolicy (logged wine data: estimates and replicable decisions), from one command",
+                          formatter_class=_Help)
+    demo.add_argument("demo", choices=[*DEMOS, "offpolicy"], help="which demo")
     demo.add_argument("--quick", action="store_true", help="small sizes: about 2 s (bandit-coin 1 s) instead of coin 30 s, phases 15 s, lazy-leader 3 s, bandit-coin 20 s, "
-                      "adversarial-bandit 50 s")
+                      "adversarial-bandit 50 s, offpolicy 8 s")
     _common(demo, seed_help="the demo's seed")
     demo.add_argument("--json", metavar="PATH", help="write the table and settings as JSON (- for standard output, the summary then on standard error)")
     demo.add_argument("--plot", metavar="PATH", help="save the demo's plot (.png, .svg or .pdf)")

@@ -22,6 +22,7 @@ from replify.components.bandits import reference_learners
 from replify.engine import limits
 from replify.errors import ReplifyError
 from replify.experiments.lower_bounds import DEMOS
+from replify.offpolicy.demo import wine_demo
 from replify.plots import plot_agreement, plot_frontier, plot_sweep
 from replify.sources import adversary_arg, is_reference, learner_arg
 
@@ -336,7 +337,8 @@ def _label(args: argparse.Namespace) -> str | None:
 
 def cmd_demo(args: argparse.Namespace) -> int:
     check_outputs(args)
-    demo = DEMOS[args.demo](quick=args.quick, seed=args.seed, progress=_bar(args))
+    make_demo = wine_demo if args.demo == "offpolicy" else DEMOS[args.demo]
+    demo = make_demo(quick=args.quick, seed=args.seed, progress=_bar(args))
     print(f"replify demo {args.demo}: {demo.settings_line()}")
     print(demo.table())
     print(demo.note)

@@ -40,3 +40,23 @@ def test_a_csv_log_and_the_errors_said_in_one_line(tmp_path, capsys):
     assert main(["offpolicy", str(tmp_path / "log.csv"), "--policy", f"{tmp_path}/pols.py:first", "--rho", "0.1",
                  "--min-propensity", "0.5"]) == 2
     assert "the logging policy's smallest propensity is below what was declared" in capsys.readouterr().err
+
+
+def test_the_offpolicy_demo_on_wine(tmp_path, capsys):
+    import json
+
+    code = main(["demo", "offpolicy", "--quick", "--quiet", "--json", str(tmp_path / "d.json")])
+    out = capsys.readouterr().out
+    assert code == 0 and "replify demo offpolicy: wine log of 2000 rows" in out
+    data = json.loads((tmp_path / "d.json").read_text())
+    assert set(data["estimates"]) == {"rule A", "rule B", "always 0", "always 2"}
+    for got in data["estimates"].values():
+        for e in ("ips", "snips", "dr"):  # each estimate, its interval around it, the truth the log knows
+            lo, hi = got[e]["interval"]
+            assert lo <= got[e]["value"] <= hi and 0 <= got[e]["true_value"] <= 1
+    assert data["choice"]["certified"] and data["choice"]["policy"] in data["estimates"]
+    for decision in ("replicable choice", "replicable value"):
+        rows = data["measured"][decision]
+        assert [r["rho"] for r in rows] == [0.05, 0.1, 0.2] and all(r["pairs"] == 10 for r in rows)
+        assert all(r["rho_hat"] == r["failures"] / 10 and r["rho_ci"][0] <= r["rho_hat"] <= r["rho_ci"][1] for r in rows)
+    assert f"{data['measured']['replicable value'][1]['failures']} of 10 pairs of logs disagree" in out
