@@ -4,7 +4,8 @@ contextual adversary with a stated logging policy — and the off-policy estimat
 policy's expected cost from it (:func:`estimate`: inverse propensity scoring, its self-normalised
 form, the direct method and the doubly robust estimator, each with a confidence interval).
 
-``log`` (the log, its checks, its constructors, the logging policies), ``estimators`` (the
+``log`` (the log, its checks, its constructors, the logging policies), ``record`` (a log of a
+learner at work, explored ε-greedily), ``estimators`` (the
 estimates), ``select`` (a rounded estimate and a choice among policies that two independent logs
 make alike with probability ≥ 1 − ρ, certified, and their replicability measured over pairs of
 logs, as a :class:`replify.Report`). May import: everything below (the ground floor, components,
@@ -13,7 +14,8 @@ plugins, sources, engine's declarations, evaluation). Costs are losses, lower is
 
 from replify.offpolicy.estimators import ESTIMATORS, Estimate, estimate
 from replify.offpolicy.log import Log, epsilon_greedy, softmax
+from replify.offpolicy.record import record
 from replify.offpolicy.select import Replicable, replicability, replicable_value, select, selection_factor
 
 __all__ = ["ESTIMATORS", "Estimate", "Log", "Replicable", "epsilon_greedy", "estimate", "replicability",
-           "replicable_value", "select", "selection_factor", "softmax"]
+           "record", "replicable_value", "select", "selection_factor", "softmax"]

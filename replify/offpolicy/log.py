@@ -236,14 +236,7 @@ class Log:
         if isinstance(rows, bool) or not isinstance(rows, (int, np.integer)) or rows < 1:
             raise InvalidArgumentError(f"rows must be an integer >= 1; got {rows!r}")
         s_data, s_act = seed_sequence(seed).spawn(2)
-        if isinstance(adversary, str):
-            seq = make_adversary(adversary, n=n, horizon=max(int(rows), 1), seed=seed_sequence(instance_seed, name="instance_seed"),
-                                 **(adversary_params or {}))
-        else:
-            seq = adversary
-        if not callable(getattr(seq, "sample_contexts", None)):
-            raise InvalidArgumentError(f"adversary must show contexts (sample_contexts: linear-gaussian, "
-                                       f"classification-bandit, ...); got {type(seq).__name__}")
+        seq = logged_system(adversary, n=n, rows=int(rows), instance_seed=instance_seed, adversary_params=adversary_params)
         if compact:
             return cls._compact(seq, n=n, rows=int(rows), logging=logging, rng=np.random.default_rng(s_data),
                                 name=adversary if isinstance(adversary, str) else type(seq).__name__)
@@ -325,6 +318,21 @@ class Log:
             raise InvalidArgumentError(f"{self.name}: the true value needs every arm's expected cost (means), which "
                                        "only a simulated log keeps")
         return self.mean((policy_probabilities(policy, self) * self.means).sum(axis=1))
+
+
+def logged_system(adversary: Any, *, n: int, rows: int, instance_seed: Seed,
+                  adversary_params: dict[str, Any] | None) -> Any:
+    """The system a simulated log comes from: a registered contextual adversary's name, built from
+    ``instance_seed`` (its features and θ, say), or an object that shows contexts."""
+    if isinstance(adversary, str):
+        seq = make_adversary(adversary, n=n, horizon=max(int(rows), 1), seed=seed_sequence(instance_seed, name="instance_seed"),
+                             **(adversary_params or {}))
+    else:
+        seq = adversary
+    if not callable(getattr(seq, "sample_contexts", None)):
+        raise InvalidArgumentError(f"adversary must show contexts (sample_contexts: linear-gaussian, "
+                                   f"classification-bandit, ...); got {type(seq).__name__}")
+    return seq
 
 
 def _columns(header: list[str], path: Path) -> list[str]:

@@ -436,3 +436,53 @@ def test_a_real_log_is_split_into_independent_pairs():
         real.split(20_000, seed=0)
     with pytest.raises(InvalidArgumentError, match="decide must return a replicable value or choice"):
         replicability(real, lambda lg, r: 0.5, pairs=2, seed=0)
+
+
+# -- a log of a learner at work -----------------------------------------------------------------------
+
+from replify.offpolicy import record  # noqa: E402
+
+
+class Counting:
+    """A user's learner: plays the arm of least running mean cost, and counts what it was told."""
+
+    def __init__(self, n):
+        self.sums, self.pulls, self.told = np.zeros(n), np.zeros(n), 0
+
+    def act(self, context):
+        return int(np.argmin(np.where(self.pulls > 0, self.sums / np.maximum(self.pulls, 1), -np.inf)))
+
+    def update(self, action, cost):
+        self.sums[action] += cost
+        self.pulls[action] += 1
+        self.told += 1
+
+
+def test_a_learner_recorded_with_epsilon_greedy_exploration():
+    n, rows, eps = 4, 3000, 0.2
+    me = Counting(n)
+    log = record(me, "linear-bernoulli", n=n, rows=rows, seed=3, epsilon=eps, adversary_params={"d": 3})
+    own = log.distribution.argmax(axis=1)  # the learner's arm: the one with (1 - eps) + eps / n
+    assert np.allclose(log.distribution.max(axis=1), 1 - eps + eps / n) and log.min_propensity == eps / n
+    assert np.allclose(log.propensities, np.where(log.actions == own, 1 - eps + eps / n, eps / n))
+    explored = rows - me.told  # it was told exactly the rows of its own arm not explored
+    assert me.told == int(me.pulls.sum()) and 0.17 * rows < explored < 0.23 * rows  # Binomial(3000, 0.2): 5 sd
+    assert log.cost_range == (0.0, 1.0) and log.name == "Counting on linear-bernoulli"
+    named = record("linucb", "linear-gaussian", n=5, rows=2000, seed=0, adversary_params={"d": 3})
+    assert named.min_propensity == pytest.approx(0.02) and named.propensities.min() >= 0.02
+    # LinUCB learns: its arm is the best one (least expected cost) more often late than early
+    best = named.means.argmin(axis=1) == named.distribution.argmax(axis=1)
+    assert best[1000:].mean() > best[:200].mean()
+    with pytest.raises(InvalidArgumentError, match="epsilon must be in"):
+        record(me, "linear-bernoulli", n=n, rows=10, seed=0, epsilon=0.0)
+    with pytest.raises(InvalidArgumentError, match="act\\(context\\) and update"):
+        record(object(), "linear-bernoulli", n=n, rows=10, seed=0)
+    with pytest.raises(InvalidArgumentError, match="learner_params builds a registered learner"):
+        record(me, "linear-bernoulli", n=n, rows=10, seed=0, learner_params={"lam": 2.0})
+
+    class Wild(Counting):
+        def act(self, context):
+            return n
+
+    with pytest.raises(InvalidArgumentError, match=r"learner.act\(\) at row 0 returned 4; expected an arm in \[0, 4\)"):
+        record(Wild(n), "linear-bernoulli", n=n, rows=10, seed=0)
