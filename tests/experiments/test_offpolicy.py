@@ -363,25 +363,39 @@ def test_the_estimate_is_ips_with_the_baseline_at_the_middle_of_the_declared_cos
 
 
 @pytest.mark.slow
-def test_attack_the_selection_among_eight_spread_candidates():
-    # K = 8 candidates (always arm k, uniform logging over 8 arms, p_min = 1/8), true values spaced
-    # by 2s — the worst of the spacings 0 .. 6s and the configurations (one below the rest, two
-    # clusters) we tried with an exact replica of the mechanism over 10^5 pairs (0.0328 there):
-    # every candidate's rounding can matter and the intervals between two logs' estimates overlap
-    # little. The bound c_8 s / w = rho = 0.1 is never refuted (the count stays below the exact
-    # binomial 1e-6 tail of the bound); bound / measured about 3 (the Cauchy-Schwarz and Jensen
-    # steps). The union bound (c = 8) would give a width 1.27 times larger.
-    n, rows = 8, 4000
-    s = 0.5 * math.sqrt(2 / (rows / n))
-    means = 0.5 + 2 * s * (np.arange(n) - (n - 1) / 2)
-    pols = [constant_arm(a) for a in range(n)]
-    draw = lambda seed: Log.simulate(BernoulliArms(means), n=n, rows=rows, seed=seed)  # noqa: E731
-    decide = lambda log, r: select(log, pols, rho=0.1, seed=r)  # noqa: E731
-    assert decide(draw(0), 0).factor == selection_factor(8) and decide(draw(0), 0).certified
-    m = replicability(draw, decide, pairs=600, seed=11)
+@pytest.mark.parametrize("logging", ["uniform", "softmax"])
+def test_attack_the_selection_among_eight_spread_candidates(logging):
+    # K = 8 candidates ("always arm k"), true values spaced by 2s — the worst of the spacings 0 .. 6s
+    # and the configurations (one below the rest, two clusters) we tried with an exact replica of
+    # the mechanism over 10^5 pairs (0.0328 there): every candidate's rounding can matter and the
+    # intervals between two logs' estimates overlap little. "uniform": logging uniform over the 8
+    # arms (p_min = 1/8). "softmax": a cold softmax over 9 arms (temperature 0.5, scores -1 for an arm
+    # no candidate plays, +1 for the 8 others) gives the candidates' arms probability 0.016 — heavy
+    # importance weights (62), declared as p_min — and, costs 0 or 1, a variance exactly at the
+    # certificate's bound. The bound c_8 s / w = rho = 0.1 is never refuted (the count stays below the
+    # exact binomial 1e-6 tail of the bound); bound / measured about 3 (the Cauchy-Schwarz and Jensen
+    # steps): 2.7 uniform (600 pairs), 2.9 softmax (400 pairs). The union bound (c = 8) would give a width 1.27 times larger.
+    k = 8
+    if logging == "uniform":
+        n, rows, log_with, p_min = k, 4000, "uniform", 1 / k
+    else:
+        n, rows = k + 1, 20_000
+        scores = np.r_[-1.0, np.ones(k)]
+        log_with = softmax(lambda c: np.broadcast_to(scores, (c.shape[0], n)), 0.5, n)
+        p_min = float(log_with(np.zeros((1, n, 1)))[0, 1])
+        assert 0.015 < p_min < 0.017
+    s = 0.5 * math.sqrt(2 / (rows * p_min))
+    means = np.r_[np.zeros(n - k), 0.5 + 2 * s * (np.arange(k) - (k - 1) / 2)]
+    pols = [constant_arm(a) for a in range(n - k, n)]
+    draw = lambda seed: Log.simulate(BernoulliArms(means), n=n, rows=rows, seed=seed, logging=log_with)  # noqa: E731
+    decide = lambda log, r: select(log, pols, rho=0.1, seed=r, min_propensity=p_min)  # noqa: E731
+    first = decide(draw(0), 0)
+    assert first.factor == selection_factor(8) and first.certified and first.s == pytest.approx(s)
+    pairs = 600 if logging == "uniform" else 400
+    m = replicability(draw, decide, pairs=pairs, seed=11)
     from replify.evaluation.stats import binomial_upper_tail
-    assert binomial_upper_tail(m.failures, 600, 0.1) > 1e-6  # never refuted
-    print(f"K = 8 spread: rho_hat {m.rho_hat:.4f}, bound / measured {0.1 / m.rho_hat:.2f}")
+    print(f"K = 8 spread, {logging}: rho_hat {m.rho_hat:.4f}, bound / measured {0.1 / m.rho_hat:.2f}")
+    assert binomial_upper_tail(m.failures, pairs, 0.1) > 1e-6  # never refuted
     assert 0.1 / m.rho_hat < 4.5, m.rho_hat  # bound / worst attack (above)
 
 
