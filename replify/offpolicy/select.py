@@ -47,13 +47,13 @@ every pair of logs, so their minimum holds too:
 
 Taking expectations over the two logs: bound 1 gives Σ_k E|Δ_k| ≤ K s. For bound 2,
 |m̂ − m̂'| ≤ max_k |Δ_k| ≤ (Σ_k Δ_k²)^½, and by Cauchy–Schwarz, the ranks being 1..K in some order,
-Σ_k |Δ_k|/r_k ≤ (Σ_k Δ_k²)^½ (Σ_{r≤K} r⁻²)^½; with E(Σ_k Δ_k²)^½ ≤ (Σ_k E Δ_k²)^½ ≤ √K s, bound 2
-gives √K (1 + (H⁽²⁾_K)^½) s, H⁽²⁾_K = Σ_{r≤K} r⁻² < π²/6. So
+Σ_k |Δ_k|/r_k ≤ (Σ_k Δ_k²)^½ (H⁽²⁾_K)^½, H⁽²⁾_K the sum of r⁻² over r = 1, …, K (< π²/6);
+with E(Σ_k Δ_k²)^½ ≤ (Σ_k E Δ_k²)^½ ≤ √K s, bound 2 gives √K (1 + (H⁽²⁾_K)^½) s. So
 
     P(choices differ) ≤ c_K s / w,   c_K = min(K, √K (1 + (H⁽²⁾_K)^½))
 
-(c_K = K up to K = 4; c_5 = 4.94, c_8 = 6.32, c_16 = 9.0, c_100 = 22.8, growing as 2.28 √K), and the width
-w = c_K s/ρ certifies ρ. The chosen candidate's estimate is below θ ≤ m̂ + w: within w of the least
+(c_K = K up to K = 4; c_5 = 4.94, c_8 = 6.32, c_16 = 9.0, c_100 = 22.8, growing as 2.28 √K), and
+the width w = c_K s/ρ certifies ρ. The chosen candidate's estimate is below θ ≤ m̂ + w: within w of the least
 estimate, its true value within w + 2·max_k |V̂_k − V_k| of the best's.
 
 **The price** is w: at K = 8, uniform logging over 4 arms (p_min = 1/4), costs in [0, 1] (M = ½)
@@ -107,7 +107,7 @@ class Replicable:
 
 
 def selection_factor(k: int) -> float:
-    """c_K = min(K, √K (1 + (H⁽²⁾_K)^½)), H⁽²⁾_K = Σ_{r≤K} r⁻²: the price of choosing among K
+    """c_K = min(K, √K (1 + √H)), H the sum of r⁻² over r = 1, …, K: the price of choosing among K
     candidates, in units of s/ρ (module docstring)."""
     h2 = float(np.sum(1.0 / np.arange(1, k + 1, dtype=np.float64) ** 2))
     return float(min(k, math.sqrt(k) * (1.0 + math.sqrt(h2))))

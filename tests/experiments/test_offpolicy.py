@@ -374,7 +374,8 @@ def test_attack_the_selection_among_eight_spread_candidates(logging):
     # importance weights (62), declared as p_min — and, costs 0 or 1, a variance exactly at the
     # certificate's bound. The bound c_8 s / w = rho = 0.1 is never refuted (the count stays below the
     # exact binomial 1e-6 tail of the bound); bound / measured about 3 (the Cauchy-Schwarz and Jensen
-    # steps): 2.7 uniform (600 pairs), 2.9 softmax (400 pairs). The union bound (c = 8) would give a width 1.27 times larger.
+    # steps): 2.7 uniform (600 pairs), 2.9 softmax (400 pairs). The union bound (c = 8) would give a
+    # width 1.27 times larger.
     k = 8
     if logging == "uniform":
         n, rows, log_with, p_min = k, 4000, "uniform", 1 / k
@@ -443,7 +444,7 @@ def test_a_real_log_is_split_into_independent_pairs():
     pols = [constant_arm(a) for a in range(3)]
     report = replicability(real, lambda lg, r: select(lg, pols, rho=0.1, seed=r), pairs=3, seed=0)
     assert report.horizon == 2000 and report.pairs == 3 and "unrounded estimates" in report.params["regret"]
-    for bad in (1, 2.0, True):
+    for bad in (1, 0, True):
         with pytest.raises(InvalidArgumentError, match="parts must be an integer >= 2"):
             real.split(bad, seed=0)
     with pytest.raises(InvalidArgumentError, match="fewer than one a part"):
