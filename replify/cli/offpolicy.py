@@ -46,7 +46,7 @@ def add_offpolicy(sub: Any, formatter: Any) -> None:
                     "the certificate needs; known for a simulated log)")
     op.add_argument("--cost-bound", type=_cost_bound, metavar="M|LO,HI",
                     help="every cost in [-M, M], or in [LO, HI] (default: the range a simulated log's adversary "
-                         "declares, else [-1, 1])")
+                         "declares; none declared: the log's own, and nothing is certified)")
     op.add_argument("--seed", type=int, default=0, help="the seed of R (and of a simulated log's rows)")
     op.set_defaults(func=cmd_offpolicy)
 

@@ -212,7 +212,7 @@ def test_a_selection_is_certified_only_on_what_it_was_told():
     bare = Log.from_arrays(contexts=log.contexts, actions=log.actions, costs=log.costs, propensities=log.propensities)
     got = select(bare, pols, rho=0.1, seed=0)
     assert not got.certified and "min_propensity" in got.note  # the logging policy's floor was not declared
-    with pytest.raises(InvalidArgumentError, match="min_propensity=0.5, but .* logs a propensity of 0.333333"):
+    with pytest.raises(InvalidArgumentError, match="min_propensity=0.5, but .* logs a probability of 0.333333"):
         select(bare, pols, rho=0.1, seed=0, min_propensity=0.5)
     with pytest.raises(InvalidArgumentError, match=r"cost_bound=\[-0.5, 0.5\]: row \d+ of .* costs 1.0, outside it"):
         select(log, pols, rho=0.1, seed=0, cost_bound=0.5)
@@ -501,3 +501,66 @@ def test_a_learner_recorded_with_epsilon_greedy_exploration():
 
     with pytest.raises(InvalidArgumentError, match=r"learner.act\(\) at row 0 returned 4; expected an arm in \[0, 4\)"):
         record(Wild(n), "linear-bernoulli", n=n, rows=10, seed=0)
+
+
+# -- what an independent review of the certificate found, each a test that failed before --------------
+
+
+class FarCosts(ChunkedSequence):
+    """Costs in [2^49, 2^49 + 1], the expected cost half a spacing of doubles (0.125 there) above the
+    baseline: b + d, resolved to 0.125 only, jumps between logs and the grid's offset is lost —
+    rounding b + d gave ρ̂ 0.49 at a certified 0.1 (an independent review, 1000 pairs); rounding d
+    keeps it."""
+
+    fixed_contexts, d, iid = None, 1, True
+    cost_bounds = (2.0 ** 49, 2.0 ** 49 + 1)
+
+    def __init__(self, n=2):
+        self.n, self.horizon = n, 1
+
+    def sample_contexts(self, rng, start, stop):
+        c = 2.0 ** 49 + (rng.random((stop - start, self.n)) < 0.5625).astype(np.float64)
+        return np.zeros((stop - start, self.n, 1)), c, np.full_like(c, 2.0 ** 49 + 0.5625)
+
+    def sample_chunk(self, rng, start, stop):
+        return self.sample_contexts(rng, start, stop)[1]
+
+
+def test_a_large_cost_offset_keeps_the_certificate():
+    # Exact bound rho = 0.1 (the value's, E|Δ| <= s): the count stays below the binomial 1e-6 tail
+    # of 0.1 over 300 pairs (before the fix: 0.49, far above it)
+    draw = lambda s: Log.simulate(FarCosts(), n=2, rows=4000, seed=s)  # noqa: E731
+    pol = constant_arm(0)
+    m = replicability(draw, lambda lg, r: replicable_value(lg, pol, rho=0.1, seed=r), pairs=300, seed=1)
+    from replify.evaluation.stats import binomial_upper_tail
+    assert binomial_upper_tail(m.failures, 300, 0.1) > 1e-6, m.rho_hat
+    got = replicable_value(draw(0), pol, rho=0.1, seed=0)
+    assert abs(got.value - got.estimates) <= got.width / 2 + 0.125  # b + d itself is resolved to 1/8 there
+
+
+def test_what_the_certificate_assumes_is_checked():
+    log = Log.simulate("classification-bandit", n=3, rows=3000, seed=1)
+    pols = [constant_arm(a) for a in range(3)]
+    # a policy that looks at the whole batch (the sign of the rows' mean): refused, it is not row-wise
+    batch = lambda c: np.full(c.shape[0], int(c[:, 0, 1].mean() > 0))  # noqa: E731
+    with pytest.raises(InvalidArgumentError, match="change when the other rows change"):
+        select(log, pols + [batch], rho=0.1, seed=0)
+    # no declared cost range: the log's own, measured, not certified (it was certified with [-1, 1])
+    gauss = Log.simulate("linear-gaussian", n=3, rows=2000, seed=0, adversary_params={"d": 2})
+    assert gauss.cost_range is None
+    got = select(gauss, pols, rho=0.1, seed=0)
+    assert not got.certified and "range of every cost" in got.note
+    assert got.cost_range == (float(gauss.costs.min()), float(gauss.costs.max()))
+    assert select(gauss, pols, rho=0.1, seed=0, cost_bound=100.0).certified  # declared: certified
+    # a declared p_min is held to the recorded logging distribution too, not only the logged propensities
+    tiny = np.tile([0.5, 0.5 - 2e-6, 2e-6], (log.rows, 1))
+    rare = Log.from_arrays(contexts=log.contexts, actions=np.where(log.actions == 2, 0, log.actions), costs=log.costs,
+                           propensities=tiny[np.arange(log.rows), np.where(log.actions == 2, 0, log.actions)],
+                           distribution=tiny, cost_range=(0, 1))
+    assert rare.propensities.min() > 0.4
+    with pytest.raises(InvalidArgumentError, match="logs a probability of 2e-06"):
+        select(rare, pols, rho=0.1, seed=0, min_propensity=0.4)
+    # numpy scalars are numbers
+    a = select(log, pols, rho=np.float32(0.1), seed=0, min_propensity=np.float32(1 / 3) * np.float32(0.999),
+               cost_bound=np.int64(1))
+    assert a.certified and a.rho_bound == pytest.approx(0.1)

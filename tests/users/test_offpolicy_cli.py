@@ -39,7 +39,7 @@ def test_a_csv_log_and_the_errors_said_in_one_line(tmp_path, capsys):
     assert "give a CSV log (LOG) or --simulate NAME" in capsys.readouterr().err
     assert main(["offpolicy", str(tmp_path / "log.csv"), "--policy", f"{tmp_path}/pols.py:first", "--rho", "0.1",
                  "--min-propensity", "0.5"]) == 2
-    assert "the logging policy's smallest propensity is below what was declared" in capsys.readouterr().err
+    assert "the logging policy's smallest probability of an arm is below what was declared" in capsys.readouterr().err
 
 
 def test_the_offpolicy_demo_on_wine(tmp_path, capsys):
