@@ -178,7 +178,7 @@ def _cost_range(log: Log, cost_bound: Any) -> tuple[tuple[float, float], bool]:
     return (lo, hi), True
 
 
-def _stability(log: Log, rho: float, min_propensity: float | None, cost_bound: Any) -> tuple[float, float, bool, str | None, tuple[float, float]]:
+def _stability(log: Log, rho: Any, min_propensity: Any, cost_bound: Any) -> tuple[float, float, bool, str | None, tuple[float, float]]:
     """s, the p_min used, whether certified, why not, and the cost range (module docstring)."""
     if isinstance(rho, (bool, np.bool_)) or not (isinstance(rho, numbers.Real) and 0.0 < rho < 1.0):
         raise InvalidArgumentError(f"rho must be a number in (0, 1); got {rho!r}")
@@ -213,14 +213,15 @@ def _cells(d: np.ndarray, width: float, u: float) -> np.ndarray:
     return np.floor(d / width - u)
 
 
-def replicable_value(log: Log, policy: Callable[[np.ndarray], Any], *, rho: float, seed: Seed,
-                     min_propensity: float | None = None, cost_bound: Any = None) -> Replicable:
+def replicable_value(log: Log, policy: Callable[[np.ndarray], Any], *, rho: float | np.floating, seed: Seed,
+                     min_propensity: float | np.floating | None = None, cost_bound: Any = None) -> Replicable:
     """The policy's estimated cost (IPS with the baseline at the middle of the cost range) rounded
     on a grid of width s/ρ with an offset from R (``seed``): two independent logs report the same
     number with probability ≥ 1 − ρ (module docstring). ``cost_bound``: M (costs in [−M, M]) or
     (lo, hi); by default the log's declared range (none declared: the log's own range, and the
     result is measured, not certified)."""
     s, p, certified, note, (lo, hi) = _stability(log, rho, min_propensity, cost_bound)
+    rho = float(rho)  # a numpy float32 would carry its precision into the width
     width = s / rho
     u = float(np.random.default_rng(seed_sequence(seed)).random())
     b = (lo + hi) / 2.0
@@ -230,8 +231,8 @@ def replicable_value(log: Log, policy: Callable[[np.ndarray], Any], *, rho: floa
                       min_propensity=p, cost_range=(lo, hi), note=note, estimates=b + d, true_values=truth)
 
 
-def select(log: Log, policies: Sequence[Callable[[np.ndarray], Any]], *, rho: float, seed: Seed,
-           min_propensity: float | None = None, cost_bound: Any = None) -> Replicable:
+def select(log: Log, policies: Sequence[Callable[[np.ndarray], Any]], *, rho: float | np.floating, seed: Seed,
+           min_propensity: float | np.floating | None = None, cost_bound: Any = None) -> Replicable:
     """The candidate of least rounded estimate (ties: the first in a random order from R), the
     estimates (IPS with the baseline at the middle of the cost range) rounded with one offset from
     R on a grid of width c_K·s/ρ: two independent logs choose alike with probability ≥ 1 − ρ
@@ -239,6 +240,7 @@ def select(log: Log, policies: Sequence[Callable[[np.ndarray], Any]], *, rho: fl
     if isinstance(policies, (str, bytes)) or not isinstance(policies, Sequence) or len(policies) < 2:
         raise InvalidArgumentError(f"policies must be a sequence of at least 2 candidate policies; got {policies!r:.80}")
     s, p, certified, note, (lo, hi) = _stability(log, rho, min_propensity, cost_bound)
+    rho = float(rho)  # a numpy float32 would carry its precision into the width
     k = len(policies)
     factor = selection_factor(k)
     width = factor * s / rho
