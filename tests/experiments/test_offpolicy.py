@@ -190,6 +190,7 @@ def constant_arm(a):
     return lambda contexts: np.full(contexts.shape[0], a)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("what", ["select", "value"])
 def test_attack_the_replicable_decisions_where_the_estimates_vary_most(what):
     # Exact bound rho = 0.1 (compact logs: the 16 sign vectors as a finite support, exact in law).
@@ -545,6 +546,7 @@ class FarCosts(ChunkedSequence):
         return self.sample_contexts(rng, start, stop)[1]
 
 
+@pytest.mark.slow
 def test_a_large_cost_offset_keeps_the_certificate():
     # Exact bound rho = 0.1 (the value's, E|Δ| <= s): the count stays below the binomial 1e-6 tail
     # of 0.1 over 300 pairs (before the fix: 0.49, far above it)
