@@ -131,7 +131,11 @@ def pytest_addoption(parser):
 
 #: The packages the full tier instruments with typeguard's import hook: every annotated function of
 #: replify is type-checked on every call, not only the public boundary (which checks its arguments in
-#: both tiers). It doubles the suite's time, so the default tier runs without it.
+#: both tiers). It doubles the suite's time, so the default tier runs without it. Exempt
+#: (``@typeguard_ignore``): the validators that run each step (they check their own arguments) and
+#: the small per-step or per-chunk helpers whose callers check what they pass; measured on
+#: test_rep_gap_elimination, test_bandit_lanes and test_certificates, the hook took 120 s where the
+#: same tests take 55 s without it.
 TYPECHECKED = ["replify", "replify_plugins"]
 
 

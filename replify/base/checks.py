@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 import attrs
 import numpy as np
-from typeguard import TypeCheckError, check_type
+from typeguard import TypeCheckError, check_type, typeguard_ignore
 
 from replify.errors import ArgumentTypeError, CostError, InvalidArgumentError
 
@@ -37,6 +37,7 @@ _F64 = np.dtype(np.float64)
 L1_SLACK = 1e-9
 
 
+@typeguard_ignore  # a validator run each step: it checks its own arguments
 def check_int(name: str, value: Any, *, minimum: int) -> int:
     """``value`` as an ``int`` ≥ ``minimum`` (bools and non-integral numbers are refused)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
@@ -86,6 +87,7 @@ def _size(count: int) -> str:
     return f"{count} bytes"
 
 
+@typeguard_ignore  # a validator run each step: it checks its own arguments
 def check_real(name: str, value: Any) -> float:
     """``value`` as a finite ``float`` (bools are refused)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
@@ -145,6 +147,7 @@ def as_int_array(name: str, value: Any) -> np.ndarray:
     return arr.astype(np.int64)
 
 
+@typeguard_ignore  # a validator run each step: it checks its own arguments
 def as_float_array(name: str, value: Any) -> np.ndarray:
     """``value`` as a float64 array, refusing what would be converted with loss or by guesswork
     (complex numbers, strings, objects). The caller's array is never written to."""
@@ -192,6 +195,7 @@ class CostDomain:
         box = f"entries in [{self.low:g}, {self.high:g}]"
         return f"{box} and l1 norm <= 1" if self.l1 else box
 
+    @typeguard_ignore  # a validator run each step: it checks its own arguments
     def check(self, cost: Any, *, n: int, step: int, name: str = "cost") -> np.ndarray:
         """One cost vector of shape ``(n,)``, received at time step ``step`` (1-based).
 

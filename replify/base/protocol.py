@@ -13,6 +13,7 @@ import typing
 from typing import Any
 
 import numpy as np
+from typeguard import typeguard_ignore
 
 from replify.errors import ActionError, HorizonError, LearnerProtocolError
 
@@ -22,6 +23,7 @@ from replify.errors import ActionError, HorizonError, LearnerProtocolError
 FEEDBACK = ("full", "bandit")
 
 
+@typeguard_ignore  # a validator run each step: it checks its own arguments
 def check_feedback(learner: Any) -> str:
     """The learner's declared ``feedback``: "full" (the default, when the attribute is absent) or
     "bandit". Anything else is refused — a learner declaring ``feedback = "Bandit"`` must not run
@@ -34,6 +36,7 @@ def check_feedback(learner: Any) -> str:
         )
     return value
 
+@typeguard_ignore  # a validator run each step: it checks its own arguments
 def check_next_step(t: int, horizon: int) -> None:
     """Refuse an update beyond the horizon (``t`` steps played so far)."""
     if t >= horizon:
@@ -50,6 +53,7 @@ def check_remaining(t: int, rows: int, horizon: int) -> None:
 PLAIN_INTS = frozenset({int, np.int64, np.int32, np.intp, np.int16, np.int8, np.uint64, np.uint32, np.uint16, np.uint8})
 
 
+@typeguard_ignore  # a validator run each step: it checks its own arguments
 def check_action(action: Any, *, n: int, problem: str, step: int, source: str) -> Any:
     """An experts (or contextual) action is an ``int`` in ``[0, n)``; an OLO action a finite vector
     of shape ``(n,)``."""
@@ -138,6 +142,7 @@ def check_learner(obj: Any, *, source: str) -> Any:
     return obj
 
 
+@typeguard_ignore  # a validator run each step: it checks its own arguments
 def _takes(cls: type, method: Any, count: int) -> bool:
     """Whether ``method`` (a learner's bound ``act`` or ``update``) can be called with ``count``
     positional arguments; read once per class (the engine builds a learner for every run of every pair)."""

@@ -12,6 +12,7 @@ from typing import Union
 
 import attrs
 import numpy as np
+from typeguard import typeguard_ignore
 
 from replify.errors import InvalidArgumentError
 
@@ -23,6 +24,7 @@ INTERNAL, GRID, DATA, ADVERSARY = 0, 1, 2, 3
 MIXED = 4
 
 
+@typeguard_ignore  # hot (each step or chunk): its callers check what it is given
 def seed_sequence(seed: Seed, *, name: str = "seed") -> np.random.SeedSequence:
     """A non-negative int or a SeedSequence, as a SeedSequence."""
     if isinstance(seed, np.random.SeedSequence):
@@ -35,6 +37,7 @@ def seed_sequence(seed: Seed, *, name: str = "seed") -> np.random.SeedSequence:
     return np.random.SeedSequence(seed)
 
 
+@typeguard_ignore  # hot (each step or chunk): its callers check what it is given
 def child(parent: np.random.SeedSequence, *key: int) -> np.random.SeedSequence:
     """The child of ``parent`` at spawn key ``key``, without mutating ``parent``
     (``SeedSequence.spawn`` counts its children, which would make streams order-dependent)."""
@@ -55,12 +58,15 @@ class Streams:
     root: np.random.SeedSequence
 
     @classmethod
+    @typeguard_ignore  # hot (each step or chunk): its callers check what it is given
     def from_seed(cls, seed: Seed) -> Streams:
         return cls(seed_sequence(seed))
 
+    @typeguard_ignore  # hot (each step or chunk): its callers check what it is given
     def sequence(self, slot: int) -> np.random.SeedSequence:
         return child(self.root, slot)
 
+    @typeguard_ignore  # hot (each step or chunk): its callers check what it is given
     def generator(self, slot: int) -> np.random.Generator:
         return np.random.default_rng(self.sequence(slot))
 

@@ -30,6 +30,7 @@ import inspect
 from typing import Any, ClassVar, Sequence
 
 import numpy as np
+from typeguard import typeguard_ignore
 
 from replify.components.bandits import BanditLearner, is_bandit
 from replify.errors import ActionError, LearnerProtocolError
@@ -64,6 +65,7 @@ class BanditLanes:
         """How many lanes this object plays."""
         return len(self.rngs)
 
+    @typeguard_ignore  # hot (each step or chunk): its callers check what it is given
     def act(self) -> np.ndarray:
         """Every lane's arm for step t + 1, shape (lanes,)."""
         if self._arms is None:
@@ -72,6 +74,7 @@ class BanditLanes:
             self._arms = self._choose()
         return self._arms
 
+    @typeguard_ignore  # hot (each step or chunk): its callers check what it is given
     def update(self, arms: np.ndarray, costs: np.ndarray) -> None:
         """The costs ``costs`` (lanes,) the lanes observed for the ``arms`` that :meth:`act` chose."""
         if self._arms is None:
@@ -131,6 +134,7 @@ class LaneBandit(BanditLearner):
             return None
         return type(learners[0]._own_lane()).stack([lr._own_lane() for lr in learners])
 
+    @typeguard_ignore  # hot (each step or chunk): its callers check what it is given
     def _own_lane(self) -> BanditLanes:
         lane = getattr(self, "_lane", None)
         if not isinstance(lane, BanditLanes):
@@ -143,9 +147,11 @@ class LaneBandit(BanditLearner):
         return not (cls.act is BanditLearner.act and cls.update is BanditLearner.update
                     and cls._learn is LaneBandit._learn and cls._choose is LaneBandit._choose)
 
+    @typeguard_ignore  # hot (each step or chunk): its callers check what it is given
     def _learn(self, action: int, cost: float) -> None:
         self._own_lane().update(np.array([action], dtype=np.int64), np.array([cost]))
 
+    @typeguard_ignore  # hot (each step or chunk): its callers check what it is given
     def _choose(self) -> int:
         arms = np.asarray(self._own_lane().act())
         if arms.shape != (1,) or arms.dtype.kind not in "iu":

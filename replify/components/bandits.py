@@ -42,6 +42,7 @@ import numbers
 from typing import Any
 
 import numpy as np
+from typeguard import typeguard_ignore
 
 from replify.base.checks import (
     NO_COST, PLAIN_INTS, CostDomain, check_action, check_feedback, check_int, check_next_step, refuse_cost_vector_update,
@@ -217,6 +218,7 @@ class BanditLearner(Described):
         raise NotImplementedError
 
 
+@typeguard_ignore  # hot (each step or chunk): its callers check what it is given
 def _real_cost(cost: Any, step: int) -> float:
     """One arm's cost as a float: a real number (a 0-d real array included), never a bool, a
     string or a complex number."""

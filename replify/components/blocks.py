@@ -14,6 +14,7 @@ from typing import Any
 
 import attrs
 import numpy as np
+from typeguard import typeguard_ignore
 
 from replify.base.checks import CostDomain, check_action, check_int, check_next_step, check_remaining
 from replify.guarantees.certificates import UnionBound
@@ -74,6 +75,7 @@ def n_blocks(horizon: int, block_size: int) -> int:
     return -(-horizon // block_size)
 
 
+@typeguard_ignore  # hot (each step or chunk): its callers check what it is given
 def _sum_rows(rows: np.ndarray, any_order: bool) -> np.ndarray:
     """Sum over the time axis, the second to last: sequentially with ``np.add.reduce`` (along
     a non-innermost axis it adds in order, unlike ``reduceat``), or — when every value is an
@@ -84,6 +86,7 @@ def _sum_rows(rows: np.ndarray, any_order: bool) -> np.ndarray:
     return np.add.reduce(rows, axis=-2)
 
 
+@typeguard_ignore  # hot (each step or chunk): its callers check what it is given
 def reduce_from(rows: np.ndarray, start: np.ndarray, any_order: bool = False) -> np.ndarray:
     """``start + r_1 + r_2 + …`` over axis 1 of ``rows`` (lanes, r, n), added in order: the
     start is folded into the first row, summed with ``np.add.reduce`` (sequential along a

@@ -58,6 +58,7 @@ import numbers
 from typing import Any, ClassVar, Sequence
 
 import numpy as np
+from typeguard import typeguard_ignore
 
 from replify.base.checks import NO_COST, CostDomain, check_next_step, refuse_cost_vector_update
 from replify.components.describe import Described
@@ -346,6 +347,7 @@ def _checked_arms(arms: Any, shape: tuple[int, ...], n: int, source: str, step: 
     return a.astype(np.int64, copy=False)
 
 
+@typeguard_ignore  # a validator run each step: it checks its own arguments
 def _policy_of(obj: Any, lanes: int | None, source: str, step: int) -> np.ndarray | None:
     """The object's ``policy()`` as a float array ((lanes, p) or (p,)), or None when it has none."""
     method = getattr(obj, "policy", None)

@@ -7,6 +7,7 @@ import math
 from typing import Any
 
 import numpy as np
+from typeguard import typeguard_ignore
 
 from replify.base.checks import CostDomain, L1_SLACK, as_float_array, check_action
 from replify.engine import limits
@@ -196,6 +197,7 @@ class _Lanes:
             lane = rows if rows.ndim == 2 else rows[int(np.argmax(bad[:, row]))]
             raise CostError(f"costs drawn by the adversary at step {t0 + row + 1} must be finite, got {lane[row].tolist()}")
 
+    @typeguard_ignore  # hot (each step or chunk): its callers check what it is given
     def check_sums(self, sums: np.ndarray, starts: np.ndarray, stops: np.ndarray) -> None:
         """On the block-sum path: every block sum must be one that costs in the domain can add
         up to (L·low ≤ sum ≤ L·high per coordinate, ‖sum‖₁ ≤ L for an ℓ1 domain)."""
@@ -249,6 +251,7 @@ class _Lanes:
         per_segment = np.take_along_axis(mean[None], actions[..., None], axis=-1)[..., 0]
         self.expected_paid[lanes] = accumulate(self.expected_paid[lanes], per_segment)
 
+    @typeguard_ignore  # hot (each step or chunk): its callers check what it is given
     def _expected_sums(self, starts: np.ndarray, stops: np.ndarray) -> np.ndarray:
         """The adversary's ``expected_sums(starts, stops)``, checked: real numbers of shape
         (segments, n), and — for a learner with a cost domain — sums that costs in the domain can
@@ -352,6 +355,7 @@ class _Lanes:
         self.curve_paid[lanes, k] = paid
         self.curve_best[lanes, k] = self._best(cum)
 
+    @typeguard_ignore  # hot (each step or chunk): its callers check what it is given
     def checkpoints_at(self, steps: np.ndarray, lane: int, paid: np.ndarray, cum: np.ndarray) -> None:
         """:meth:`checkpoint` for one lane at many steps at once: ``paid`` (k,), ``cum`` (k, n)."""
         k = np.searchsorted(self.checkpoints, steps)
@@ -385,6 +389,7 @@ class _Lanes:
         self.curve_paid[lanes, k] = run_paid
         self.curve_best[lanes, k] = self._best(run_cum)
 
+    @typeguard_ignore  # hot (each step or chunk): its callers check what it is given
     def _best(self, cum: np.ndarray) -> np.ndarray:
         if self.problem == "experts":
             return cum.min(axis=-1)
@@ -444,6 +449,7 @@ def curve_edges(horizon: int) -> np.ndarray:
     return np.unique(np.linspace(0, horizon, limits.CURVE_BINS + 1).round().astype(np.int64))
 
 
+@typeguard_ignore  # hot (each step or chunk): its callers check what it is given
 def _sum_bounds(d: CostDomain, length: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The least and largest sums of ``length`` costs in the domain's box: L·low and L·high, and 0
     for an empty segment whatever the bounds (an infinite bound times 0 would be NaN)."""

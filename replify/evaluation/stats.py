@@ -13,6 +13,7 @@ import math
 from typing import Any, Callable
 
 import numpy as np
+from typeguard import typeguard_ignore
 
 from replify.base.checks import check_int, check_probability, check_real
 from replify.errors import ArgumentTypeError, InvalidArgumentError
@@ -38,6 +39,7 @@ def bisect(f: Callable[[float], float], lo: float, hi: float) -> float:
     return 0.5 * (lo + hi)
 
 
+@typeguard_ignore  # hot (each step or chunk): its callers check what it is given
 def _log_binom_pmf(trials: int, p: float) -> np.ndarray:
     j = np.arange(1, trials + 1, dtype=np.float64)
     log_choose = np.concatenate(([0.0], np.cumsum(np.log(trials - j + 1.0) - np.log(j))))
@@ -45,6 +47,7 @@ def _log_binom_pmf(trials: int, p: float) -> np.ndarray:
     return log_choose + i * math.log(p) + (trials - i) * math.log1p(-p)
 
 
+@typeguard_ignore  # hot (each step or chunk): its callers check what it is given
 def _binom_mass(trials: int, p: float, lo: int, hi: int) -> float:
     """P(lo ≤ X ≤ hi) for X ~ Binomial(trials, p), 0 < p < 1, summed in log space so that
     small tails keep their precision."""

@@ -158,10 +158,13 @@ class Log:
                    min_propensity=None if min_propensity is None else float(min_propensity), cost_range=cost_range)
 
     @classmethod
-    def from_csv(cls, path: str | Path, *, n: int | None = None) -> Log:
+    def from_csv(cls, path: str | Path, *, n: int | None = None, min_propensity: float | None = None,
+                 cost_range: Any = None) -> Log:
         """A log from a CSV file with a header: ``action``, ``cost``, ``propensity`` and the shared
         context's columns ``x0``, ``x1``, … (any other column is refused, so that none is silently
-        ignored). A row that does not parse is refused with its line number."""
+        ignored). A row that does not parse is refused with its line number. ``n``,
+        ``min_propensity`` and ``cost_range``: what the file cannot say about the logged system, as
+        in :meth:`from_arrays` (each row is checked against them)."""
         path = Path(path)
         try:
             handle = path.open(newline="")
@@ -187,11 +190,12 @@ class Log:
                                                f"{row}") from None
         v = np.asarray(values, dtype=np.float64).reshape(-1, 3 + len(features))
         return cls.from_arrays(contexts=v[:, 3:], actions=v[:, 0], costs=v[:, 1], propensities=v[:, 2], n=n,
-                               name=path.name)
+                               name=path.name, min_propensity=min_propensity, cost_range=cost_range)
 
     @classmethod
-    def from_parquet(cls, path: str | Path, *, n: int | None = None) -> Log:
-        """A log from a Parquet file with the columns of :meth:`from_csv` (needs pyarrow:
+    def from_parquet(cls, path: str | Path, *, n: int | None = None, min_propensity: float | None = None,
+                     cost_range: Any = None) -> Log:
+        """A log from a Parquet file with the columns and keywords of :meth:`from_csv` (needs pyarrow:
         ``pip install "replify[offpolicy]"``); a missing value is refused with its row."""
         try:
             import pyarrow.parquet as pq  # an optional extra: imported where it is used
@@ -217,7 +221,8 @@ class Log:
                                            f"({column.type})") from None
         contexts = np.stack([data[h] for h in features], axis=1)
         return cls.from_arrays(contexts=contexts, actions=data["action"], costs=data["cost"],
-                               propensities=data["propensity"], n=n, name=path.name)
+                               propensities=data["propensity"], n=n, name=path.name,
+                               min_propensity=min_propensity, cost_range=cost_range)
 
     @classmethod
     def simulate(cls, adversary: Any, *, n: int, rows: int, seed: Seed, logging: Any = "uniform",

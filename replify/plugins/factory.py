@@ -10,6 +10,7 @@ import inspect
 from typing import Any, Callable, Iterator
 
 import numpy as np
+from typeguard import typeguard_ignore
 
 from replify.base.checks import check_feedback, check_int, check_learner, check_rho, public
 from replify.errors import InvalidArgumentError, LearnerProtocolError, ReplifyError
@@ -26,6 +27,7 @@ def _cached_signature(factory: Callable[..., Any]) -> inspect.Signature | None:
         return None
 
 
+@typeguard_ignore  # hot (each step or chunk): its callers check what it is given
 def signature(factory: Callable[..., Any]) -> inspect.Signature | None:
     """``factory``'s signature, or None when it has none. Cached: the engine builds a learner for
     every run of every pair, and ``inspect.signature`` costs more than some learners' construction."""
@@ -38,6 +40,7 @@ def signature(factory: Callable[..., Any]) -> inspect.Signature | None:
             return None
 
 
+@typeguard_ignore  # hot (each step or chunk): its callers check what it is given
 def check_accepts(factory: Callable[..., Any], kwargs: dict[str, Any], *, what: str) -> None:
     """Refuse keyword arguments the factory would reject, and report the required ones that are
     missing, naming them and the accepted ones, instead of letting a bare ``TypeError`` escape

@@ -102,6 +102,12 @@ def test_a_csv_log_reads_back_and_a_bad_line_is_named(tmp_path):
     back = Log.from_csv(path, n=3)
     assert np.array_equal(back.contexts, shared) and np.array_equal(back.actions, log.actions)
     assert np.array_equal(back.costs, log.costs) and np.array_equal(back.propensities, log.propensities)
+    assert back.cost_range is None and back.min_propensity is None  # nothing in the file says them
+    floor = float(log.propensities.min())
+    declared = Log.from_csv(path, n=3, cost_range=(0, 1), min_propensity=floor)
+    assert declared.cost_range == (0.0, 1.0) and declared.min_propensity == floor
+    with pytest.raises(InvalidArgumentError, match=r"costs: row \d+ .*cost_range=\[0.0, 0.5\]"):
+        Log.from_csv(path, n=3, cost_range=(0, 0.5))  # a row outside what is declared is named
     path.write_text(lines[0] + "\n" + lines[1] + "\n1,abc,0.5," + ",".join(["0"] * shared.shape[1]) + "\n")
     with pytest.raises(InvalidArgumentError, match="line 3: a field is not a number"):
         Log.from_csv(path, n=3)
@@ -295,6 +301,9 @@ def test_a_parquet_log_reads_back_and_a_missing_value_is_named(tmp_path, monkeyp
     pq.write_table(pa.table(columns), tmp_path / "log.parquet")
     back = Log.from_parquet(tmp_path / "log.parquet", n=3)
     assert np.array_equal(back.contexts, shared) and np.array_equal(back.costs, log.costs)
+    assert Log.from_parquet(tmp_path / "log.parquet", n=3, cost_range=(0, 1)).cost_range == (0.0, 1.0)
+    with pytest.raises(InvalidArgumentError, match=r"propensities: row \d+ .*min_propensity=0.9"):
+        Log.from_parquet(tmp_path / "log.parquet", n=3, min_propensity=0.9)
     costs = pa.array([None] + log.costs[1:].tolist())
     pq.write_table(pa.table({**columns, "cost": costs}), tmp_path / "holes.parquet")
     with pytest.raises(InvalidArgumentError, match="cost: row 0 of the Parquet log .* is missing"):

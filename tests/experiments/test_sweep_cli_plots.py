@@ -114,26 +114,39 @@ def cli_command(*args):
     return pytest.mark.early_subprocess([sys.executable, "-m", "replify.cli", *args], timeout=300)
 
 
-@pytest.mark.parametrize(
-    "args,message",
-    [pytest.param(args, message, marks=cli_command(*args)) for args, message in [
-        (["run", "nope", "--adversary", "iid-bernoulli", "-n", "3", "-T", "10"], "no learner named 'nope'; known learners:"),
-        (["run", "hedge", "--adversary", "nope", "-n", "3", "-T", "10"], "no adversary named 'nope'; known adversaries:"),
-        (["run", "hedge", "--adversary", "iid-bernoulli", "-n", "1", "-T", "10"], "n must be an integer >= 2, got 1"),
-        (["run", "ftplb-star", "--adversary", "iid-bernoulli", "-n", "3", "-T", "100"], "needs rho in (0, 1); got none"),
-        (["run", "hedge", "--adversary", "iid-bernoulli", "-n", "3", "-T", "100", "--param", "oops"], "--param must look like key=value"),
-        (["sweep", "missing.toml"], "config file 'missing.toml' not found"),
-    ]],
-)
-def test_cli_errors_are_one_line(args, message, early_subprocess):
-    out = early_subprocess  # run_cli(*args)
-    assert out.returncode == 2
-    assert out.stderr.count("\n") == 1 and out.stderr.startswith("replify: error: ") and message in out.stderr, out.stderr
+def cli_here(capsys, *args):
+    """The command line run in this process (``replify.cli.main``, as the console script calls it):
+    (exit code, standard output, standard error). Quicker than a subprocess where the test is about
+    what it answers, not how it starts."""
+    from replify.cli import main
+
+    capsys.readouterr()
+    try:
+        code = main(list(args))
+    except SystemExit as exc:  # argparse's own refusals and --version
+        code = exc.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize("args,message", [
+    (["run", "nope", "--adversary", "iid-bernoulli", "-n", "3", "-T", "10"], "no learner named 'nope'; known learners:"),
+    (["run", "hedge", "--adversary", "nope", "-n", "3", "-T", "10"], "no adversary named 'nope'; known adversaries:"),
+    (["run", "hedge", "--adversary", "iid-bernoulli", "-n", "1", "-T", "10"], "n must be an integer >= 2, got 1"),
+    (["run", "ftplb-star", "--adversary", "iid-bernoulli", "-n", "3", "-T", "100"], "needs rho in (0, 1); got none"),
+    (["run", "hedge", "--adversary", "iid-bernoulli", "-n", "3", "-T", "100", "--param", "oops"], "--param must look like key=value"),
+    (["sweep", "missing.toml"], "config file 'missing.toml' not found"),
+])
+def test_cli_errors_are_one_line(args, message, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, _, err = cli_here(capsys, *args)
+    assert code == 2
+    assert err.count("\n") == 1 and err.startswith("replify: error: ") and message in err, err
 
 
 @cli_command("run", "hedge", "--adversary", "iid-bernoulli", "-n", "three", "-T", "10")
 def test_cli_bad_numbers_are_rejected_by_the_parser(early_subprocess):
-    out = early_subprocess
+    out = early_subprocess  # the console entry point itself: its parser's refusal and exit code
     assert out.returncode == 2 and "invalid int value: 'three'" in out.stderr
 
 
@@ -292,26 +305,29 @@ def test_output_paths_are_checked_before_any_work(tmp_path):
         replify.sweep(**SMALL, path=tmp_path / "nowhere" / "s.jsonl")
 
 
-def test_cli_checks_outputs_first_and_reads_parameters_strictly(tmp_path):
+def test_cli_checks_outputs_first_and_reads_parameters_strictly(tmp_path, capsys):
     import time
 
     start = time.perf_counter()
-    out = run_cli("run", "hedge", "--adversary", "iid-bernoulli", "-n", "3", "-T", "10000000", "--plot", str(tmp_path / "x.gif"))
-    assert out.returncode == 2 and "--plot must end in .png, .svg or .pdf" in out.stderr
-    out = run_cli("demo", "coin", "--json", str(tmp_path / "missing" / "d.json"))
-    assert out.returncode == 2 and "the folder" in out.stderr and "does not exist" in out.stderr
+    code, _, err = cli_here(capsys, "run", "hedge", "--adversary", "iid-bernoulli", "-n", "3", "-T", "10000000",
+                            "--plot", str(tmp_path / "x.gif"))
+    assert code == 2 and "--plot must end in .png, .svg or .pdf" in err
+    code, _, err = cli_here(capsys, "demo", "coin", "--json", str(tmp_path / "missing" / "d.json"))
+    assert code == 2 and "the folder" in err and "does not exist" in err
     assert time.perf_counter() - start < 30  # refused before the (long) work, not after it
-    out = run_cli("run", "hedge", "--adversary", "iid-bernoulli", "-n", "3", "-T", "10", "--adversary-param", "means=[0.4")
-    assert out.returncode == 2 and "--adversary-param means='[0.4': the value is not valid JSON" in out.stderr
-    out = run_cli("run", "hedge", "--adversary", "iid-bernoulli", "-n", "3", "-T", "10", "--adversary-param", "means")
-    assert out.returncode == 2 and "--adversary-param must look like key=value, got 'means'" in out.stderr
-    out = run_cli("--version")
+    code, _, err = cli_here(capsys, "run", "hedge", "--adversary", "iid-bernoulli", "-n", "3", "-T", "10",
+                            "--adversary-param", "means=[0.4")
+    assert code == 2 and "--adversary-param means='[0.4': the value is not valid JSON" in err
+    code, _, err = cli_here(capsys, "run", "hedge", "--adversary", "iid-bernoulli", "-n", "3", "-T", "10",
+                            "--adversary-param", "means")
+    assert code == 2 and "--adversary-param must look like key=value, got 'means'" in err
+    code, out, _ = cli_here(capsys, "list")
+    assert "parameters: rho, fraction=0.25, eps=None" in out  # split-commit's own parameters
+    code, _, _ = cli_here(capsys, "run", "hedge", "--adversary", "iid-bernoulli", "-n", "3", "-T", "200", "--pairs",
+                          "2", "--plot", str(tmp_path / "a.pdf"), "--quiet")
+    assert code == 0 and (tmp_path / "a.pdf").read_bytes()[:5] == b"%PDF-"
+    out = run_cli("--version")  # the console entry point itself, once
     assert out.returncode == 0 and out.stdout.strip() == f"replify {replify.__version__}"
-    out = run_cli("list")
-    assert "parameters: rho, fraction=0.25, eps=None" in out.stdout  # split-commit's own parameters
-    out = run_cli("run", "hedge", "--adversary", "iid-bernoulli", "-n", "3", "-T", "200", "--pairs", "2", "--plot",
-                  str(tmp_path / "a.pdf"), "--quiet")
-    assert out.returncode == 0 and (tmp_path / "a.pdf").read_bytes()[:5] == b"%PDF-"
 
 
 def test_cli_keeps_the_traceback_of_a_bug_and_shows_it_on_request(tmp_path, monkeypatch):
