@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from replify.base.checks import check_rho
 from replify.base.references import load_reference
 from replify.errors import InvalidArgumentError
 from replify.offpolicy import ESTIMATORS, Log, estimate, replicable_value, select
@@ -54,13 +55,36 @@ def add_offpolicy(sub: Any, formatter: Any) -> None:
 def cmd_offpolicy(args: argparse.Namespace) -> int:
     if (args.log is None) == (args.simulate is None):
         raise InvalidArgumentError("give a CSV log (LOG) or --simulate NAME, one of the two")
+    if args.seed < 0:
+        raise InvalidArgumentError(f"--seed must be an integer >= 0; got {args.seed}")
+    if args.rho is None:
+        given = [flag for flag, value in (("--min-propensity", args.min_propensity), ("--cost-bound", args.cost_bound))
+                 if value is not None]
+        if given:
+            raise InvalidArgumentError(f"{' and '.join(given)} {'serve' if len(given) > 1 else 'serves'} the "
+                                       "certificate of --rho; give --rho too (without it, ignored)")
+    else:
+        check_rho(args.rho, "--rho")
     if args.simulate is not None:
         if args.n is None:
             raise InvalidArgumentError("--simulate needs -n, the number of arms")
         log = Log.simulate(args.simulate, n=args.n, rows=args.rows, seed=args.seed)
     else:
-        log = Log.from_csv(args.log, n=args.n)
+        bound = args.cost_bound
+        cost_range = None if bound is None else ((-bound, bound) if isinstance(bound, float) else bound)
+        log = Log.from_csv(args.log, n=args.n, min_propensity=args.min_propensity, cost_range=cost_range)
     policies = [(ref, load_reference(ref, argument="--policy")) for ref in args.policy]
+    decisions: list[str] = []
+    if args.rho is not None:  # first: everything the certificate needs is checked before anything is printed
+        kw = dict(rho=args.rho, seed=args.seed, min_propensity=args.min_propensity, cost_bound=args.cost_bound)
+        for ref, policy in policies:
+            v = replicable_value(log, policy, **kw)
+            decisions.append(f"  {ref:<28} replicable value {v.value:.5g} (grid width {v.width:.3g}; "
+                             f"{'certified: rho <= ' + format(args.rho, 'g') if v.certified else v.note})")
+        if len(policies) >= 2:
+            chosen = select(log, [p for _, p in policies], **kw)
+            decisions.append(f"  replicable choice: {policies[chosen.chosen][0]} (grid width {chosen.width:.3g}; "
+                             f"{'certified: rho <= ' + format(args.rho, 'g') if chosen.certified else chosen.note})")
     print(f"{log.name}: {log.rows} rows, {log.n} arms")
     for ref, policy in policies:
         for name in args.estimator or ESTIMATORS:
@@ -69,14 +93,6 @@ def cmd_offpolicy(args: argparse.Namespace) -> int:
                 f"{e.confidence:.0%} [{e.interval[0]:.5g}, {e.interval[1]:.5g}]"
             truth = "" if e.true_value is None else f"   true {e.true_value:.5g}"
             print(f"  {ref:<28} {name:<6} {e.value:.5g}   {interval}{truth}   ({e.kind})")
-    if args.rho is not None:
-        kw = dict(rho=args.rho, seed=args.seed, min_propensity=args.min_propensity, cost_bound=args.cost_bound)
-        for ref, policy in policies:
-            v = replicable_value(log, policy, **kw)
-            print(f"  {ref:<28} replicable value {v.value:.5g} (grid width {v.width:.3g}; "
-                  f"{'certified: rho <= ' + format(args.rho, 'g') if v.certified else v.note})")
-        if len(policies) >= 2:
-            chosen = select(log, [p for _, p in policies], **kw)
-            print(f"  replicable choice: {policies[chosen.chosen][0]} (grid width {chosen.width:.3g}; "
-                  f"{'certified: rho <= ' + format(args.rho, 'g') if chosen.certified else chosen.note})")
+    for line in decisions:
+        print(line)
     return 0

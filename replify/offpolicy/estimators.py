@@ -79,20 +79,29 @@ class Estimate:
 
 def ridge_model(log: Log, lam: float = 1.0) -> Callable[[np.ndarray], np.ndarray]:
     """A cost model fitted on ``log``: per arm, ridge regression (λ = ``lam``) of its logged costs
-    on its features (the arm's row of the contexts, or the shared context)."""
+    on its features (the arm's row of the contexts, or the shared context), with an intercept that
+    is not penalised (features and costs centred on the arm's weighted means), so that a constant
+    cost is predicted exactly whatever the features. An arm never played is predicted the log's
+    mean cost."""
     x = log.contexts
     feats = x[np.arange(log.stored), log.actions] if x.ndim == 3 else x
     k = np.ones(log.stored) if log.weights is None else log.weights.astype(np.float64)
     d = feats.shape[1]
     theta = np.zeros((log.n, d))
+    intercept = np.full(log.n, float(np.average(log.costs, weights=k)))
     for a in range(log.n):  # a loop over the arms
         pick = log.actions == a
-        z = feats[pick]
-        theta[a] = np.linalg.solve(lam * np.eye(d) + (z * k[pick, None]).T @ z, (z * k[pick, None]).T @ log.costs[pick])
+        if not pick.any():
+            continue
+        z, c, w = feats[pick], log.costs[pick], k[pick]
+        z_mean, c_mean = np.average(z, axis=0, weights=w), float(np.average(c, weights=w))
+        zc = z - z_mean
+        theta[a] = np.linalg.solve(lam * np.eye(d) + (zc * w[:, None]).T @ zc, (zc * w[:, None]).T @ (c - c_mean))
+        intercept[a] = c_mean - z_mean @ theta[a]
 
     def predict(contexts: np.ndarray) -> np.ndarray:
         c = np.asarray(contexts, dtype=np.float64)
-        return np.einsum("rnd,nd->rn", c, theta) if c.ndim == 3 else c @ theta.T
+        return (np.einsum("rnd,nd->rn", c, theta) if c.ndim == 3 else c @ theta.T) + intercept
 
     return predict
 

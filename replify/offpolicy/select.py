@@ -19,7 +19,8 @@ probability — must not be below it). (iii) Costs lie in [lo, hi] (``cost_bound
 a cost outside is refused. Where neither p_min nor the range is declared, the log's own are used
 and the result is measured, not certified. (iv) Each candidate π_k is fixed before the logs are
 seen (not fitted on them) and decides each row from that row's contexts alone; a policy whose
-probabilities on some rows change when it is shown the two halves of the rows apart is refused.
+probabilities on some rows change when it is shown the two halves of the rows apart, or a few
+rows alone, is refused.
 Write b = (lo + hi)/2 and M = (hi − lo)/2.
 
 **The estimate.** V̂_k = b + (1/N) Σ_i w_ik (c_i − b), w_ik = π_k(a_i|x_i)/μ(a_i|x_i): inverse
@@ -128,22 +129,45 @@ def selection_factor(k: int) -> float:
     return float(min(k, math.sqrt(k) * (1.0 + math.sqrt(h2))))
 
 
+#: The sizes of the small groups of rows, spread over the log, that a candidate is shown alone
+#: besides the two halves: a statistic of the batch (a mean, a median, a standardisation) is nearly
+#: the same on two halves of iid rows, but not on one row or a few.
+PROBE_GROUPS = (1, 1, 2, 3, 5, 8)
+
+
+def _check_rowwise(policy: Callable[[np.ndarray], Any], log: Log, pi: np.ndarray) -> None:
+    """Refuse a policy whose probabilities on some row change when it is shown other rows with it:
+    the two halves of the log apart, then small groups of rows spread over it (``PROBE_GROUPS``)."""
+    stored = log.stored
+    groups = [np.arange(stored // 2), np.arange(stored // 2, stored)]
+    spread = np.linspace(0, stored - 1, sum(PROBE_GROUPS)).round().astype(np.int64)
+    groups += np.split(spread, np.cumsum(PROBE_GROUPS)[:-1])
+    for rows in groups:
+        rows = np.unique(rows)
+        if rows.size == 0 or rows.size == stored:
+            continue
+        try:
+            apart = policy_probabilities(policy, log._subset(rows, None))
+        except Exception as exc:  # noqa: BLE001  (the user's policy, shown fewer rows: said, with its error)
+            raise InvalidArgumentError(
+                f"policy: shown {rows.size} row(s) of {log.name} alone it raised {type(exc).__name__}: {exc}; the "
+                "certificate needs a policy that decides each row from that row's contexts alone, on any "
+                "number of rows") from exc
+        if not np.allclose(apart, pi[rows], rtol=0.0, atol=1e-12):
+            row = int(rows[np.argmax(np.abs(apart - pi[rows]).max(axis=1))])
+            raise InvalidArgumentError(
+                f"policy: its probabilities on row {row} of {log.name} change when the other rows change (it was "
+                f"shown {rows.size} row(s) alone); the certificate needs a policy that decides each row from that "
+                "row's contexts alone, fixed before the log is seen (not fitted on it)")
+
+
 def _estimate(log: Log, policy: Callable[[np.ndarray], Any], baseline: float) -> tuple[float, float | None]:
     """d = mean of w (c − b), the estimate less the baseline b (module docstring: rounding d, not
     b + d, keeps the grid's offset where b is large against w); and the policy's true value where
     the log is simulated (else None). The policy must decide each row from that row's contexts:
-    it is checked on the two halves of the rows apart."""
+    it is checked on the two halves of the rows apart and on a few rows alone."""
     pi = policy_probabilities(policy, log)
-    half = log.stored // 2
-    if half >= 1:
-        apart = np.concatenate([policy_probabilities(policy, log._subset(np.arange(half), None)),
-                                policy_probabilities(policy, log._subset(np.arange(half, log.stored), None))])
-        if not np.allclose(apart, pi, rtol=0.0, atol=1e-12):
-            row = int(np.argmax(np.abs(apart - pi).max(axis=1)))
-            raise InvalidArgumentError(
-                f"policy: its probabilities on row {row} of {log.name} change when the other rows change; the "
-                "certificate needs a policy that decides each row from that row's contexts alone, fixed before "
-                "the log is seen (not fitted on it)")
+    _check_rowwise(policy, log, pi)
     d = log.mean(pi[np.arange(log.stored), log.actions] / log.propensities * (log.costs - baseline))
     return d, None if log.means is None else log.mean((pi * log.means).sum(axis=1))
 

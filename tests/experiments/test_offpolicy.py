@@ -57,9 +57,18 @@ def test_the_ridge_model_is_per_arm_ridge_regression():
     pred = model(log.contexts)
     for a in range(log.n):
         pick = log.actions == a
-        z = log.contexts[pick, a]
-        theta = np.linalg.solve(2.0 * np.eye(z.shape[1]) + z.T @ z, z.T @ log.costs[pick])
-        assert np.allclose(pred[:, a], log.contexts[:, a] @ theta)
+        # with an unpenalised intercept: minimise |c - b - z theta|^2 + 2 |theta|^2 over (b, theta)
+        z = np.column_stack([np.ones(pick.sum()), log.contexts[pick, a]])
+        penalty = 2.0 * np.eye(z.shape[1])
+        penalty[0, 0] = 0.0
+        coef = np.linalg.solve(penalty + z.T @ z, z.T @ log.costs[pick])
+        assert np.allclose(pred[:, a], coef[0] + log.contexts[:, a] @ coef[1:])
+    # a constant cost is predicted exactly whatever the features (without the intercept: 0.0016 for 0.5)
+    rng = np.random.default_rng(0)
+    flat = Log.from_arrays(contexts=rng.normal(size=(1000, 3, 2)), actions=rng.integers(0, 3, 1000),
+                           costs=np.full(1000, 0.5), propensities=np.full(1000, 1 / 3))
+    assert np.allclose(ridge_model(flat)(flat.contexts), 0.5)
+    assert estimate(flat, lambda c: np.zeros(len(c), int), "dm").value == pytest.approx(0.5)
 
 
 @pytest.mark.parametrize("change, words", [
@@ -575,6 +584,17 @@ def test_what_the_certificate_assumes_is_checked():
     batch = lambda c: np.full(c.shape[0], int(c[:, 0, 1].mean() > 0))  # noqa: E731
     with pytest.raises(InvalidArgumentError, match="change when the other rows change"):
         select(log, pols + [batch], rho=0.1, seed=0)
+    # batch statistics that two halves of iid rows share (the old check, halves only, certified all three):
+    # each is caught on a few rows shown alone
+    same = Log.simulate("classification-bandit", n=3, rows=20_000, seed=1, adversary_params={"features_as": "same"})
+    for stat in (lambda c: (c[:, 0, 1] > c[:, 0, 1].mean()).astype(int),
+                 lambda c: (c[:, 0, 1] > np.median(c[:, 0, 1])).astype(int),
+                 lambda c: (((c[:, 0, 1] - c[:, 0, 1].mean()) / c[:, 0, 1].std()) > 0.5).astype(int)):
+        with pytest.raises(InvalidArgumentError, match="change when the other rows change|alone it raised"), \
+                np.errstate(invalid="ignore", divide="ignore"):  # one row's std is 0
+            replicable_value(same, stat, rho=0.1, seed=0)
+    with pytest.raises(InvalidArgumentError, match=r"shown 1 row\(s\) of .* alone it raised IndexError"):
+        replicable_value(same, lambda c: np.zeros(c.shape[0], int) + int(c[1, 0, 0] * 0), rho=0.1, seed=0)
     # no declared cost range: the log's own, measured, not certified (it was certified with [-1, 1])
     gauss = Log.simulate("linear-gaussian", n=3, rows=2000, seed=0, adversary_params={"d": 2})
     assert gauss.cost_range is None

@@ -37,9 +37,15 @@ def test_a_csv_log_and_the_errors_said_in_one_line(tmp_path, capsys):
     assert code == 0 and "log.csv: 300 rows, 3 arms" in out and "measured, not certified" in out
     assert main(["offpolicy", "--policy", f"{tmp_path}/pols.py:first"]) == 2
     assert "give a CSV log (LOG) or --simulate NAME" in capsys.readouterr().err
-    assert main(["offpolicy", str(tmp_path / "log.csv"), "--policy", f"{tmp_path}/pols.py:first", "--rho", "0.1",
-                 "--min-propensity", "0.5"]) == 2
-    assert "the logging policy's smallest probability of an arm is below what was declared" in capsys.readouterr().err
+    # what the certificate is told is checked before anything is printed (each row of a CSV log against it)
+    for extra, words in [(["--rho", "0.1", "--min-propensity", "0.5"], "at least min_propensity=0.5"),
+                         (["--rho", "0.1", "--cost-bound", "0,0.5"], "a cost in cost_range=[0.0, 0.5]"),
+                         (["--rho", "1.5"], "--rho must lie strictly between 0 and 1, got 1.5"),
+                         (["--min-propensity", "0.2"], "--min-propensity serves the certificate of --rho; give --rho"),
+                         (["--seed", "-1"], "--seed must be an integer >= 0; got -1")]:
+        assert main(["offpolicy", str(tmp_path / "log.csv"), "--policy", f"{tmp_path}/pols.py:first", *extra]) == 2
+        out, err = capsys.readouterr()
+        assert out == "" and words in err, (extra, err)
 
 
 def test_the_offpolicy_demo_on_wine(tmp_path, capsys):
