@@ -80,11 +80,13 @@ def cmd_offpolicy(args: argparse.Namespace) -> int:
         for ref, policy in policies:
             v = replicable_value(log, policy, **kw)
             decisions.append(f"  {ref:<28} replicable value {v.value:.5g} (grid width {v.width:.3g}; "
-                             f"{'certified: rho <= ' + format(args.rho, 'g') if v.certified else v.note})")
+                             f"{'certified: rho <= ' + format(args.rho, 'g') if v.certified else v.note})"
+                             + (f"\n    note: {v.caveat}" if v.caveat else ""))
         if len(policies) >= 2:
             chosen = select(log, [p for _, p in policies], **kw)
             decisions.append(f"  replicable choice: {policies[chosen.chosen][0]} (grid width {chosen.width:.3g}; "
-                             f"{'certified: rho <= ' + format(args.rho, 'g') if chosen.certified else chosen.note})")
+                             f"{'certified: rho <= ' + format(args.rho, 'g') if chosen.certified else chosen.note})"
+                             + (f"\n    note: {chosen.caveat}" if chosen.caveat else ""))
     print(f"{log.name}: {log.rows} rows, {log.n} arms")
     for ref, policy in policies:
         for name in args.estimator or ESTIMATORS:

@@ -69,6 +69,8 @@ class OffpolicyDemo:
         chosen = list(self.estimates)[self.choice.chosen]
         lines.append(f"replicable choice at rho = {self.choice.rho_bound:g}: {chosen} (grid width "
                      f"{self.choice.width:.3g}, {'certified' if self.choice.certified else 'measured'})")
+        if self.choice.caveat:
+            lines.append(f"  note: {self.choice.caveat}")
         for decision, reports in self.measured.items():
             for rho, r in zip(self.rhos, reports):
                 lines.append(f"{decision} at certified rho {rho:g}: {r.failures} of {r.pairs} pairs of logs disagree, "
@@ -81,7 +83,8 @@ class OffpolicyDemo:
         return {"demo": self.name, "settings": {"rows": self.rows, "pair_rows": self.pair_rows, "pairs": self.pairs,
                                                 "seed": self.seed, "rhos": list(self.rhos)},
                 "estimates": est, "choice": {"policy": list(self.estimates)[self.choice.chosen],
-                                             "width": self.choice.width, "certified": self.choice.certified},
+                                             "width": self.choice.width, "certified": self.choice.certified,
+                                             "caveat": self.choice.caveat},
                 "measured": {d: [{"rho": rho, "failures": r.failures, "pairs": r.pairs, "rho_hat": r.rho_hat,
                                   "rho_ci": list(r.rho_ci)} for rho, r in zip(self.rhos, reports)]
                              for d, reports in self.measured.items()},

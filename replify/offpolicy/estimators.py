@@ -111,7 +111,9 @@ def estimate(log: Log, policy: Callable[[np.ndarray], Any], estimator: str = "ip
              confidence: float = 0.95) -> Estimate:
     """The expected cost of ``policy`` (a function of the contexts, all rows at once, returning arms
     (rows,) or probabilities (rows, n)) estimated from ``log`` by ``estimator`` (module docstring),
-    with its interval at ``confidence``."""
+    with its interval at ``confidence``. ``model`` serves ``"dm"`` and ``"dr"`` (``"ips"`` and
+    ``"snips"`` use none, so that one call can loop over the estimators); ``clip`` serves ``"ips"``
+    and ``"dr"`` and is refused elsewhere, since it would change nothing the caller could see."""
     if not isinstance(log, Log):
         raise InvalidArgumentError(f"log must be a replify.offpolicy.Log; got {type(log).__name__}")
     if estimator not in ESTIMATORS:

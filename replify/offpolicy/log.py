@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import csv
 import math
+import numbers
+import re
 from pathlib import Path
 from typing import Any, Callable
 
@@ -36,8 +38,14 @@ def _bad_row(name: str, ok: np.ndarray, values: np.ndarray, expected: str) -> No
 
 
 def _real(name: str, values: Any, ndim: tuple[int, ...]) -> np.ndarray:
+    raw = np.asarray(values) if not isinstance(values, (str, bytes)) else np.asarray([values])
+    if raw.dtype.kind not in "iuf" and not (raw.dtype.kind == "O" and raw.size and all(
+            isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_)) for v in raw.reshape(-1)[:1000])):
+        # strings, complex numbers, booleans and other objects are refused, not converted
+        raise InvalidArgumentError(f"{name} must be an array of real numbers; got {type(values).__name__} of dtype "
+                                   f"{raw.dtype}")
     try:
-        a = np.asarray(values, dtype=np.float64)
+        a = np.asarray(raw, dtype=np.float64)
     except (TypeError, ValueError):
         raise InvalidArgumentError(f"{name} must be an array of real numbers; got {type(values).__name__}") from None
     if a.ndim not in ndim:
@@ -94,7 +102,7 @@ class Log:
     @classmethod
     def from_arrays(cls, *, contexts: Any, actions: Any, costs: Any, propensities: Any, n: int | None = None,
                     distribution: Any = None, means: Any = None, name: str = "log",
-                    min_propensity: float | None = None, cost_range: Any = None) -> Log:
+                    min_propensity: Any = None, cost_range: Any = None) -> Log:
         """A log from arrays, every row checked: contexts (rows, n, d) or (rows, d), actions in [0, n),
         finite costs, propensities in (0, 1] (and equal to the distribution's entry for the action
         taken, where the distribution is given). ``n`` defaults to the contexts' (rows, n, d), else
@@ -104,9 +112,16 @@ class Log:
         logged cost may lie outside it)."""
         x = _real("contexts", contexts, (2, 3))
         rows = x.shape[0]
+        if rows == 0:
+            raise InvalidArgumentError(f"{name}: the log has no rows; expected at least one logged interaction")
         a = np.asarray(actions)
         if a.shape != (rows,):
+            if a.ndim == 1 and np.shape(costs) == a.shape:  # actions and costs agree: the contexts are off
+                raise InvalidArgumentError(f"contexts must have one row per action: {a.shape[0]} actions and costs; "
+                                           f"got contexts of shape {x.shape}")
             raise InvalidArgumentError(f"actions must have one entry per row of contexts, shape ({rows},); got {a.shape}")
+        if a.dtype.kind in "bc" or a.dtype.kind not in "iuf":
+            raise InvalidArgumentError(f"actions must be integer arms; got dtype {a.dtype}")
         if a.dtype.kind not in "iu":
             frac = a.dtype.kind == "f" and np.isfinite(a).all() and (a == np.round(a)).all()
             if not frac:
@@ -119,7 +134,12 @@ class Log:
                 raise InvalidArgumentError(f"{nm} must have one entry per row of contexts, shape ({rows},); got {v.shape}")
         dist = None if distribution is None else _real("distribution", distribution, (2,))
         if n is None:
-            n = x.shape[1] if x.ndim == 3 else dist.shape[1] if dist is not None else int(a.max()) + 1 if rows else 2
+            n = x.shape[1] if x.ndim == 3 else dist.shape[1] if dist is not None else None
+            if n is None:  # from the actions: the largest + 1
+                n = int(a.max()) + 1
+                if n < 2:
+                    raise InvalidArgumentError(f"n: the largest action is {n - 1}, so the log shows fewer than 2 arms; "
+                                               "give n, the number of arms")
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 2:
             raise InvalidArgumentError(f"n must be an integer >= 2, the number of arms; got {n!r}")
         n = int(n)
@@ -142,7 +162,8 @@ class Log:
                 raise InvalidArgumentError(f"means must have shape (rows, n) = ({rows}, {n}); got {m.shape}")
             _bad_row("means", np.isfinite(m).all(axis=1), m, "finite expected costs")
         if min_propensity is not None:
-            if isinstance(min_propensity, bool) or not isinstance(min_propensity, (int, float)) or not 0 < min_propensity <= 1:
+            if isinstance(min_propensity, (bool, np.bool_)) or not isinstance(min_propensity, numbers.Real) \
+                    or not 0 < min_propensity <= 1:
                 raise InvalidArgumentError(f"min_propensity must be in (0, 1]; got {min_propensity!r}")
             _bad_row("propensities", p >= min_propensity * (1 - 1e-12), p, f"at least min_propensity={min_propensity:g}")
         if cost_range is not None:
@@ -158,7 +179,7 @@ class Log:
                    min_propensity=None if min_propensity is None else float(min_propensity), cost_range=cost_range)
 
     @classmethod
-    def from_csv(cls, path: str | Path, *, n: int | None = None, min_propensity: float | None = None,
+    def from_csv(cls, path: str | Path, *, n: int | None = None, min_propensity: Any = None,
                  cost_range: Any = None) -> Log:
         """A log from a CSV file with a header: ``action``, ``cost``, ``propensity`` and the shared
         context's columns ``x0``, ``x1``, … (any other column is refused, so that none is silently
@@ -167,33 +188,54 @@ class Log:
         in :meth:`from_arrays` (each row is checked against them)."""
         path = Path(path)
         try:
-            handle = path.open(newline="")
+            handle = path.open(newline="", encoding="utf-8-sig")  # -sig: the byte-order mark spreadsheets write
         except OSError as exc:
             raise InvalidArgumentError(f"path: cannot read the log {str(path)!r}: {exc.strerror or exc}") from None
-        with handle:
-            reader = csv.reader(handle)
-            header = next(reader, None)
-            if header is None:
-                raise InvalidArgumentError(f"path: the log {str(path)!r} is empty; expected a header line")
-            header = [h.strip() for h in header]
-            features = _columns(header, path)
-            col = {h: k for k, h in enumerate(header)}
-            values: list[list[float]] = []
-            for line, row in enumerate(reader, start=2):
-                if len(row) != len(header):
-                    raise InvalidArgumentError(f"the log {str(path)!r}, line {line}: {len(row)} fields, expected "
-                                               f"{len(header)}")
-                try:
-                    values.append([float(row[col[h]]) for h in ["action", "cost", "propensity", *features]])
-                except ValueError:
-                    raise InvalidArgumentError(f"the log {str(path)!r}, line {line}: a field is not a number: "
-                                               f"{row}") from None
+        values: list[list[float]] = []
+        lines: list[int] = []  # each data row's line in the file
+        try:
+            with handle:
+                reader = csv.reader(handle)
+                header = next(reader, None)
+                if header is None:
+                    raise InvalidArgumentError(f"path: the log {str(path)!r} is empty; expected a header line")
+                header = [h.strip() for h in header]
+                features = _columns(header, path)
+                col = {h: k for k, h in enumerate(header)}
+                for line, row in enumerate(reader, start=2):
+                    if not row or all(not f.strip() for f in row):  # a blank line (at the end, say)
+                        continue
+                    if len(row) != len(header):
+                        raise InvalidArgumentError(f"the log {str(path)!r}, line {line}: {len(row)} fields, expected "
+                                                   f"{len(header)}")
+                    fields = [row[col[h]] for h in ["action", "cost", "propensity", *features]]
+                    try:
+                        if any("_" in f for f in fields):  # float() reads 1_0 as 10: not a number in a CSV file
+                            raise ValueError
+                        values.append([float(f) for f in fields])
+                    except ValueError:
+                        raise InvalidArgumentError(f"the log {str(path)!r}, line {line}: a field is not a number: "
+                                                   f"{row}") from None
+                    lines.append(line)
+        except UnicodeDecodeError as exc:
+            raise InvalidArgumentError(f"path: the log {str(path)!r} is not a text (UTF-8) CSV file: {exc.reason} at "
+                                       f"byte {exc.start}") from None
         v = np.asarray(values, dtype=np.float64).reshape(-1, 3 + len(features))
-        return cls.from_arrays(contexts=v[:, 3:], actions=v[:, 0], costs=v[:, 1], propensities=v[:, 2], n=n,
-                               name=path.name, min_propensity=min_propensity, cost_range=cost_range)
+        if not lines:
+            raise InvalidArgumentError(f"path: the log {str(path)!r} has a header and no rows; expected at least one "
+                                       "logged interaction")
+        try:
+            return cls.from_arrays(contexts=v[:, 3:], actions=v[:, 0], costs=v[:, 1], propensities=v[:, 2], n=n,
+                                   name=path.name, min_propensity=min_propensity, cost_range=cost_range)
+        except InvalidArgumentError as exc:  # a row named by its line in the file too
+            found = re.match(r"(\w+): row (\d+) ", str(exc))
+            if found is None:
+                raise
+            line = lines[int(found.group(2))]
+            raise InvalidArgumentError(f"the log {str(path)!r}, line {line}: {exc}") from None
 
     @classmethod
-    def from_parquet(cls, path: str | Path, *, n: int | None = None, min_propensity: float | None = None,
+    def from_parquet(cls, path: str | Path, *, n: int | None = None, min_propensity: Any = None,
                      cost_range: Any = None) -> Log:
         """A log from a Parquet file with the columns and keywords of :meth:`from_csv` (needs pyarrow:
         ``pip install "replify[offpolicy]"``); a missing value is refused with its row."""
@@ -203,9 +245,11 @@ class Log:
             raise MissingExtraError("Log.from_parquet needs pyarrow, which is not installed: pip install "
                                     "'replify[offpolicy]'") from None
         path = Path(path)
+        if not path.is_file():
+            raise InvalidArgumentError(f"path: cannot read the Parquet log {str(path)!r}: no such file")
         try:
             table = pq.read_table(path)
-        except (OSError, ValueError) as exc:  # a missing file, or not Parquet
+        except (OSError, ValueError) as exc:  # not Parquet
             raise InvalidArgumentError(f"path: cannot read the Parquet log {str(path)!r}: {exc}") from None
         features = _columns(list(table.column_names), path)
         data = {}
@@ -214,11 +258,15 @@ class Log:
             if column.null_count:
                 row = int(np.flatnonzero(np.asarray(column.is_null()))[0])
                 raise InvalidArgumentError(f"{h}: row {row} of the Parquet log {str(path)!r} is missing")
-            try:
-                data[h] = np.asarray(column.to_numpy(zero_copy_only=False), dtype=np.float64)
-            except (TypeError, ValueError):
-                raise InvalidArgumentError(f"{h}: the Parquet log {str(path)!r}'s column is not numeric "
-                                           f"({column.type})") from None
+            kind = str(column.type)
+            if not (kind.startswith(("int", "uint")) or kind in ("float", "double", "halffloat")):
+                # strings, booleans, decimals and dates are refused, not converted
+                raise InvalidArgumentError(f"{h}: the Parquet log {str(path)!r}'s column is {kind}; expected "
+                                           "numbers (integers or floats)")
+            data[h] = np.asarray(column.to_numpy(zero_copy_only=False), dtype=np.float64)
+        if not table.num_rows:
+            raise InvalidArgumentError(f"path: the Parquet log {str(path)!r} has no rows; expected at least one "
+                                       "logged interaction")
         contexts = np.stack([data[h] for h in features], axis=1)
         return cls.from_arrays(contexts=contexts, actions=data["action"], costs=data["cost"],
                                propensities=data["propensity"], n=n, name=path.name,
@@ -365,9 +413,11 @@ def logging_probabilities(logging: Any, contexts: np.ndarray, n: int) -> np.ndar
     if not callable(logging):
         raise InvalidArgumentError(f"logging must be 'uniform' or a function of the contexts; got {type(logging).__name__}")
     p = np.asarray(logging(contexts), dtype=np.float64)
-    if p.shape != (rows, n) or not np.isfinite(p).all() or (p < 0).any() or (np.abs(p.sum(axis=1) - 1) > 1e-9).any():
+    if p.shape != (rows, n):
         raise InvalidArgumentError(f"logging({rows} contexts) must return probabilities of shape ({rows}, {n}), each "
                                    f"row adding up to 1; got shape {p.shape}")
+    ok = np.isfinite(p).all(axis=1) & (p >= 0).all(axis=1) & (np.abs(p.sum(axis=1) - 1) <= 1e-9)
+    _bad_row("logging", ok, p, f"probabilities of the {n} arms adding up to 1")
     return p
 
 
@@ -398,18 +448,21 @@ def policy_probabilities(policy: Callable[[np.ndarray], Any], log: Log) -> np.nd
 
 def _scores(model: Callable[[np.ndarray], Any], contexts: np.ndarray, n: int) -> np.ndarray:
     s = np.asarray(model(contexts), dtype=np.float64)
-    if s.shape != (contexts.shape[0], n) or not np.isfinite(s).all():
+    if s.shape != (contexts.shape[0], n):
         raise InvalidArgumentError(f"the model must return finite scores of shape ({contexts.shape[0]}, {n}); got "
                                    f"{s.shape}")
+    _bad_row("the model's scores", np.isfinite(s).all(axis=1), s, "finite scores")
     return s
 
 
-def epsilon_greedy(model: Callable[[np.ndarray], Any], epsilon: float, n: int) -> Callable[[np.ndarray], np.ndarray]:
+def epsilon_greedy(model: Callable[[np.ndarray], Any], epsilon: float | np.floating,
+                   n: int) -> Callable[[np.ndarray], np.ndarray]:
     """A logging policy: the arm of least ``model`` score (rows, n) with probability 1 − ε, a
     uniform arm with probability ε (every propensity at least ε/n, its ``min_propensity``)."""
-    if not (isinstance(epsilon, (int, float)) and 0.0 < epsilon <= 1.0):
+    if isinstance(epsilon, (bool, np.bool_)) or not (isinstance(epsilon, numbers.Real) and 0.0 < epsilon <= 1.0):
         raise InvalidArgumentError(f"epsilon must be in (0, 1] (every arm then has probability at least epsilon / n); "
                                    f"got {epsilon!r}")
+    epsilon = float(epsilon)  # a numpy float32 would carry its precision into the propensities
 
     def probabilities(contexts: np.ndarray) -> np.ndarray:
         best = np.argmin(_scores(model, contexts, n), axis=1)
@@ -421,11 +474,14 @@ def epsilon_greedy(model: Callable[[np.ndarray], Any], epsilon: float, n: int) -
     return probabilities
 
 
-def softmax(model: Callable[[np.ndarray], Any], temperature: float, n: int) -> Callable[[np.ndarray], np.ndarray]:
+def softmax(model: Callable[[np.ndarray], Any], temperature: float | np.floating,
+            n: int) -> Callable[[np.ndarray], np.ndarray]:
     """A logging policy: arm a with probability ∝ exp(−score_a / temperature) (``model``'s scores,
     rows × n); small temperatures give small propensities, and heavy importance weights."""
-    if not (isinstance(temperature, (int, float)) and temperature > 0 and math.isfinite(temperature)):
+    if isinstance(temperature, (bool, np.bool_)) or not (isinstance(temperature, numbers.Real) and temperature > 0
+                                                          and math.isfinite(temperature)):
         raise InvalidArgumentError(f"temperature must be a finite number > 0; got {temperature!r}")
+    temperature = float(temperature)
 
     def probabilities(contexts: np.ndarray) -> np.ndarray:
         s = -_scores(model, contexts, n) / temperature

@@ -120,6 +120,21 @@ class Replicable:
     #: log's contexts where the log is simulated (else None): what a decision's error is measured on
     estimates: Any = None
     true_values: Any = None
+    #: a selection: how many candidates shared the least cell (more than 1: R's order chose among them)
+    tied: int = 1
+
+    @property
+    def caveat(self) -> str | None:
+        """What a reader of the decision should know beside the certificate: a grid wider than the
+        cost range (too few rows for this ρ: the rounded values say little), a choice made by R's
+        order among tied candidates; None when neither."""
+        said = []
+        if self.width >= self.cost_range[1] - self.cost_range[0]:
+            said.append(f"the grid (width {self.width:.3g}) is wider than the cost range {list(self.cost_range)}: too few "
+                        "rows for this rho, the rounded values say little (the width falls as 1/sqrt(rows))")
+        if self.tied > 1:
+            said.append(f"{self.tied} candidates share the least cell: R's order chose among them")
+        return "; ".join(said) or None
 
 
 def selection_factor(k: int) -> float:
@@ -277,7 +292,8 @@ def select(log: Log, policies: Sequence[Callable[[np.ndarray], Any]], *, rho: fl
     chosen = int(order[np.isin(order, lowest)][0])
     return Replicable(value=b + width * (cells + u + 0.5), chosen=chosen, width=width, rho_bound=float(rho),
                       certified=certified, s=s, min_propensity=p, cost_range=(lo, hi), factor=factor, note=note,
-                      estimates=b + np.array(d), true_values=None if truth[0] is None else np.array(truth))
+                      estimates=b + np.array(d), true_values=None if truth[0] is None else np.array(truth),
+                      tied=int(lowest.size))
 
 
 def _error(outcome: Replicable) -> tuple[float, bool]:
@@ -330,6 +346,8 @@ def replicability(logs: Callable[[np.random.SeedSequence], Log] | Log, decide: C
         got = []
         for k, s in ((2 * i, s_a), (2 * i + 1, s_b)):
             log = draw(k, s)
+            if not isinstance(log, Log):
+                raise InvalidArgumentError(f"logs(seed) must return a replify.offpolicy.Log; got {type(log).__name__}")
             first = first or log
             out = decide(log, r)
             if not isinstance(out, Replicable):

@@ -614,3 +614,74 @@ def test_what_the_certificate_assumes_is_checked():
     a = select(log, pols, rho=np.float32(0.1), seed=0, min_propensity=np.float32(1 / 3) * np.float32(0.999),
                cost_bound=np.int64(1))
     assert a.certified and a.rho_bound == pytest.approx(0.1)
+
+
+def test_what_a_new_user_got_wrong_is_refused_clearly_and_nothing_is_converted(tmp_path):
+    # Found by a first-time user's trial: each input below was converted silently or failed deep in numpy.
+    x, a, c, p = np.zeros((6, 3, 2)), np.array([0, 1, 2, 0, 1, 2]), np.full(6, 0.5), np.full(6, 1 / 3)
+    with pytest.raises(InvalidArgumentError, match="the log has no rows"):
+        Log.from_arrays(contexts=np.zeros((0, 3, 2)), actions=np.zeros(0, int), costs=np.zeros(0), propensities=np.zeros(0))
+    with pytest.raises(InvalidArgumentError, match="costs must be an array of real numbers; got ndarray of dtype <U3"):
+        Log.from_arrays(contexts=x, actions=a, costs=np.array(["0.1"] * 6), propensities=p)
+    with pytest.raises(InvalidArgumentError, match="costs must be an array of real numbers; got ndarray of dtype complex"):
+        Log.from_arrays(contexts=x, actions=a, costs=c + 1j, propensities=p)
+    with pytest.raises(InvalidArgumentError, match="actions must be integer arms; got dtype bool"):
+        Log.from_arrays(contexts=x, actions=a > 0, costs=c, propensities=p)
+    with pytest.raises(InvalidArgumentError, match=r"contexts must have one row per action: 5 actions and costs"):
+        Log.from_arrays(contexts=x, actions=a[:5], costs=c[:5], propensities=p[:5])
+    with pytest.raises(InvalidArgumentError, match="n: the largest action is 0, so the log shows fewer than 2 arms"):
+        Log.from_arrays(contexts=np.zeros((6, 2)), actions=np.zeros(6, int), costs=c, propensities=p)
+    log = Log.from_arrays(contexts=x, actions=a, costs=c, propensities=p, min_propensity=np.float32(0.25))
+    assert log.min_propensity == 0.25  # a numpy scalar is a number
+    assert epsilon_greedy(lambda ctx: ctx.sum(axis=2), np.float32(0.5), 3).min_propensity == pytest.approx(0.5 / 3)
+    with pytest.raises(InvalidArgumentError, match=r"logging: row 0 is \[0.3, 0.3, 0.3\]; expected probabilities"):
+        Log.simulate("classification-bandit", n=3, rows=50, seed=0, logging=lambda ctx: np.full((len(ctx), 3), 0.3))
+    with pytest.raises(InvalidArgumentError, match="the model's scores: row 0 is \\[nan"):
+        Log.simulate("classification-bandit", n=3, rows=50, seed=0,
+                     logging=softmax(lambda ctx: np.full((len(ctx), 3), np.nan), np.float64(0.5), 3))
+    with pytest.raises(InvalidArgumentError, match="logs\\(seed\\) must return a replify.offpolicy.Log; got int"):
+        replicability(lambda s: 3, lambda lg, r: replicable_value(lg, constant_arm(0), rho=0.1, seed=r), pairs=2, seed=0)
+
+    header = "action,cost,propensity,x0\n"
+    path = tmp_path / "log.csv"
+    path.write_bytes(("\ufeff" + header + "0,0.5,0.5,1\n1,0.25,0.5,2\n\n\n").encode("utf-8"))  # a BOM, blank lines
+    assert Log.from_csv(path).rows == 2
+    path.write_text(header + "0,0.5,0.5,1\n1_0,0.25,0.5,2\n")
+    with pytest.raises(InvalidArgumentError, match="line 3: a field is not a number"):
+        Log.from_csv(path)
+    path.write_text(header + "0,0.5,0.5,1\n1,nan,0.5,2\n")
+    with pytest.raises(InvalidArgumentError, match=r"line 3: costs: row 1 is nan"):  # the file's line, and the row
+        Log.from_csv(path)
+    path.write_text(header)
+    with pytest.raises(InvalidArgumentError, match="has a header and no rows"):
+        Log.from_csv(path)
+    path.write_bytes(header.encode() + bytes(range(128, 256)))
+    with pytest.raises(InvalidArgumentError, match="is not a text \\(UTF-8\\) CSV file"):
+        Log.from_csv(path)
+
+
+def test_a_parquet_log_of_the_wrong_types_is_refused(tmp_path):
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+    good = {"action": [0, 1], "cost": [0.5, 0.25], "propensity": [0.5, 0.5], "x0": [1.0, 2.0]}
+    for column, values, words in [("cost", ["0.5", "0.25"], "cost: .* column is string"),
+                                  ("action", [False, True], "action: .* column is bool")]:
+        pq.write_table(pa.table({**good, column: values}), tmp_path / "bad.parquet")
+        with pytest.raises(InvalidArgumentError, match=words):
+            Log.from_parquet(tmp_path / "bad.parquet")
+    pq.write_table(pa.table({k: pa.array([], type=pa.float64()) for k in good}), tmp_path / "empty.parquet")
+    with pytest.raises(InvalidArgumentError, match="has no rows"):
+        Log.from_parquet(tmp_path / "empty.parquet")
+    with pytest.raises(InvalidArgumentError, match="no such file"):
+        Log.from_parquet(tmp_path / "missing.parquet")
+
+
+def test_a_decision_says_when_the_grid_is_too_wide_or_a_tie_chose():
+    pols = [constant_arm(a) for a in range(3)]
+    small = select(Log.simulate("classification-bandit", n=3, rows=300, seed=0), pols, rho=0.1, seed=0)
+    assert small.width >= 1.0 and small.tied == 3  # every candidate in one cell: R's order chose
+    assert "wider than the cost range [0.0, 1.0]" in small.caveat and "3 candidates share the least cell" in small.caveat
+    big = select(Log.simulate("classification-bandit", n=3, rows=10**6, seed=0, compact=True), pols, rho=0.1, seed=0)
+    assert big.width < 0.1 and big.tied == 1 and big.caveat is None
+    assert replicable_value(Log.simulate("classification-bandit", n=3, rows=30, seed=0), pols[0], rho=0.1,
+                            seed=0).caveat.startswith("the grid")
