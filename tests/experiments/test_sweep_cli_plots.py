@@ -82,9 +82,9 @@ def run_cli(*args):
     return subprocess.run([sys.executable, "-m", "replify.cli", *args], capture_output=True, text=True, timeout=300)
 
 
-def test_cli_list_and_run(tmp_path):
-    out = run_cli("list")
-    assert out.returncode == 0 and "ftplb-star" in out.stdout and "iid-bernoulli" in out.stdout and "means:" in out.stdout
+def test_cli_list_and_run(tmp_path, capsys):
+    code, listed, _ = cli_here(capsys, "list")
+    assert code == 0 and "ftplb-star" in listed and "iid-bernoulli" in listed and "means:" in listed
     out = run_cli("run", "ftplb-star", "--adversary", "iid-bernoulli", "-n", "5", "-T", "3000", "--rho", "0.1",
                   "--pairs", "20", "--seed", "1", "--block-size", "300", "--adversary-param", "means=0.4",
                   "--json", str(tmp_path / "r.json"), "--plot", str(tmp_path / "r.svg"), "--quiet")
@@ -99,9 +99,9 @@ def test_cli_list_and_run(tmp_path):
     assert "reference constant" in out.stdout and "reference hedge" in out.stdout
     hedge = replify.evaluate("hedge", "iid-bernoulli", n=5, horizon=3000, pairs=20, seed=1, adversary_params={"means": 0.4})
     assert f"regret {hedge.regret_mean:.2f}" in out.stdout.split("reference hedge")[1]
-    quiet = run_cli("run", "ftplb-star", "--adversary", "iid-bernoulli", "-n", "5", "-T", "3000", "--rho", "0.1",
-                    "--pairs", "4", "--block-size", "300", "--no-references", "--quiet")
-    assert quiet.returncode == 0 and "reference" not in quiet.stdout
+    code, quiet, _ = cli_here(capsys, "run", "ftplb-star", "--adversary", "iid-bernoulli", "-n", "5", "-T", "3000",
+                              "--rho", "0.1", "--pairs", "4", "--block-size", "300", "--no-references", "--quiet")
+    assert code == 0 and "rho_hat" in quiet and "reference" not in quiet
     report = json.loads((tmp_path / "r.json").read_text())
     direct = replify.evaluate("ftplb-star", "iid-bernoulli", n=5, horizon=3000, pairs=20, seed=1, rho=0.1, block_size=300,
                               adversary_params={"means": 0.4})
@@ -150,7 +150,7 @@ def test_cli_bad_numbers_are_rejected_by_the_parser(early_subprocess):
     assert out.returncode == 2 and "invalid int value: 'three'" in out.stderr
 
 
-def test_cli_sweep_writes_results_and_plots(tmp_path):
+def test_cli_sweep_writes_results_and_plots(tmp_path, capsys):
     config = tmp_path / "grid.toml"
     config.write_text(
         'learners = ["ftplb-star"]\nadversaries = ["iid-bernoulli"]\nhorizons = [1000, 4000]\nns = [3]\n'
@@ -162,12 +162,12 @@ def test_cli_sweep_writes_results_and_plots(tmp_path):
     assert (tmp_path / "grid.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     bad = tmp_path / "bad.toml"
     bad.write_text("learners = [\n")
-    out = run_cli("sweep", str(bad))
-    assert out.returncode == 2 and "is not valid TOML" in out.stderr
+    code, _, err = cli_here(capsys, "sweep", str(bad))
+    assert code == 2 and "is not valid TOML" in err
     extra = tmp_path / "extra.toml"
     extra.write_text(config.read_text() + "colour = 1\n")
-    out = run_cli("sweep", str(extra))
-    assert out.returncode == 2 and "unknown keys ['colour']" in out.stderr
+    code, _, err = cli_here(capsys, "sweep", str(extra))
+    assert code == 2 and "unknown keys ['colour']" in err
 
 
 def test_progress_bar_by_default_only_on_a_terminal_and_never_nested(monkeypatch):
