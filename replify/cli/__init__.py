@@ -151,8 +151,8 @@ def parser() -> argparse.ArgumentParser:
                           "and offpolicy (logged wine data: estimates and replicable decisions), from one command",
                           formatter_class=_Help)
     demo.add_argument("demo", choices=[*DEMOS, "offpolicy"], help="which demo")
-    demo.add_argument("--quick", action="store_true", help="small sizes: about 2 s (bandit-coin 1 s) instead of coin 30 s, phases 15 s, lazy-leader 3 s, bandit-coin 20 s, "
-                      "adversarial-bandit 50 s, offpolicy 8 s")
+    demo.add_argument("--quick", action="store_true", help="small sizes: 1.5-6 s (start-up included) instead of coin 30 s, phases 15 s, lazy-leader "
+                      "3 s, bandit-coin 20 s, adversarial-bandit 50 s, offpolicy 13 s")
     _common(demo, seed_help="the demo's seed")
     demo.add_argument("--json", metavar="PATH", help="write the table and settings as JSON (- for standard output, the summary then on standard error)")
     demo.add_argument("--plot", metavar="PATH", help="save the demo's plot (.png, .svg or .pdf)")

@@ -424,11 +424,16 @@ def logging_probabilities(logging: Any, contexts: np.ndarray, n: int) -> np.ndar
 def policy_probabilities(policy: Callable[[np.ndarray], Any], log: Log) -> np.ndarray:
     """A target policy's probabilities of every arm on every row of ``log`` (rows, n): ``policy``
     maps the contexts (all rows at once) to arms (rows,) or to probabilities (rows, n)."""
+    return probabilities_on(policy, log.contexts, log.n)
+
+
+def probabilities_on(policy: Callable[[np.ndarray], Any], contexts: np.ndarray, n: int) -> np.ndarray:
+    """:func:`policy_probabilities` on ``contexts`` (rows, n, d) or (rows, d) of ``n`` arms."""
     if not callable(policy):
         raise InvalidArgumentError(f"policy must be a function of the contexts (rows at once) returning arms or "
                                    f"probabilities; got {type(policy).__name__}")
-    got = np.asarray(policy(log.contexts))
-    rows, n = log.stored, log.n
+    got = np.asarray(policy(contexts))
+    rows = contexts.shape[0]
     if got.shape == (rows,) and got.dtype.kind in "iu":
         if got.min() < 0 or got.max() >= n:
             i = int(np.argmax((got < 0) | (got >= n)))
