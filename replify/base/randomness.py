@@ -24,7 +24,7 @@ INTERNAL, GRID, DATA, ADVERSARY = 0, 1, 2, 3
 MIXED = 4
 
 
-@typeguard_ignore  # hot (each step or chunk): its callers check what it is given
+@typeguard_ignore  # a validator run each step: it checks its own arguments
 def seed_sequence(seed: Seed, *, name: str = "seed") -> np.random.SeedSequence:
     """A non-negative int or a SeedSequence, as a SeedSequence."""
     if isinstance(seed, np.random.SeedSequence):

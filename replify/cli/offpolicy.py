@@ -11,7 +11,7 @@ from typing import Any
 from replify.base.checks import check_rho
 from replify.base.references import load_reference
 from replify.errors import InvalidArgumentError
-from replify.offpolicy import ESTIMATORS, Log, estimate, replicable_value, select
+from replify.offpolicy import ESTIMATORS, Log, Replicable, estimate, replicable_value, select
 
 
 def _cost_bound(text: str) -> float | tuple[float, float]:
@@ -52,6 +52,12 @@ def add_offpolicy(sub: Any, formatter: Any) -> None:
     op.set_defaults(func=cmd_offpolicy)
 
 
+def _claim(decision: Replicable) -> str:
+    """A decision's grid width, what it certifies (or why it does not) and its caveat, if any."""
+    said = f"certified: rho <= {decision.rho_bound:g}" if decision.certified else decision.note
+    return f"(grid width {decision.width:.3g}; {said})" + (f"\n    note: {decision.caveat}" if decision.caveat else "")
+
+
 def cmd_offpolicy(args: argparse.Namespace) -> int:
     if (args.log is None) == (args.simulate is None):
         raise InvalidArgumentError("give a CSV log (LOG) or --simulate NAME, one of the two")
@@ -79,14 +85,10 @@ def cmd_offpolicy(args: argparse.Namespace) -> int:
         kw = dict(rho=args.rho, seed=args.seed, min_propensity=args.min_propensity, cost_bound=args.cost_bound)
         for ref, policy in policies:
             v = replicable_value(log, policy, **kw)
-            decisions.append(f"  {ref:<28} replicable value {v.value:.5g} (grid width {v.width:.3g}; "
-                             f"{'certified: rho <= ' + format(args.rho, 'g') if v.certified else v.note})"
-                             + (f"\n    note: {v.caveat}" if v.caveat else ""))
+            decisions.append(f"  {ref:<28} replicable value {v.value:.5g} {_claim(v)}")
         if len(policies) >= 2:
             chosen = select(log, [p for _, p in policies], **kw)
-            decisions.append(f"  replicable choice: {policies[chosen.chosen][0]} (grid width {chosen.width:.3g}; "
-                             f"{'certified: rho <= ' + format(args.rho, 'g') if chosen.certified else chosen.note})"
-                             + (f"\n    note: {chosen.caveat}" if chosen.caveat else ""))
+            decisions.append(f"  replicable choice: {policies[chosen.chosen][0]} {_claim(chosen)}")
     print(f"{log.name}: {log.rows} rows, {log.n} arms")
     for ref, policy in policies:
         for name in args.estimator or ESTIMATORS:

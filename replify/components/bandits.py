@@ -218,7 +218,7 @@ class BanditLearner(Described):
         raise NotImplementedError
 
 
-@typeguard_ignore  # hot (each step or chunk): its callers check what it is given
+@typeguard_ignore  # a validator run each step: it checks its own arguments
 def _real_cost(cost: Any, step: int) -> float:
     """One arm's cost as a float: a real number (a 0-d real array included), never a bool, a
     string or a complex number."""

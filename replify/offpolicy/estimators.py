@@ -88,7 +88,7 @@ def ridge_model(log: Log, lam: float = 1.0) -> Callable[[np.ndarray], np.ndarray
     k = np.ones(log.stored) if log.weights is None else log.weights.astype(np.float64)
     d = feats.shape[1]
     theta = np.zeros((log.n, d))
-    intercept = np.full(log.n, float(np.average(log.costs, weights=k)))
+    intercept = np.full(log.n, log.mean(log.costs))  # an arm never played: the log's mean cost
     for a in range(log.n):  # a loop over the arms
         pick = log.actions == a
         if not pick.any():

@@ -23,6 +23,7 @@ from typing import Any, Callable
 import attrs
 import numpy as np
 
+from replify.base.checks import as_float_array
 from replify.base.randomness import Seed, seed_sequence
 from replify.engine.declarations import declared_bounds
 from replify.errors import InvalidArgumentError, MissingExtraError
@@ -38,16 +39,13 @@ def _bad_row(name: str, ok: np.ndarray, values: np.ndarray, expected: str) -> No
 
 
 def _real(name: str, values: Any, ndim: tuple[int, ...]) -> np.ndarray:
-    raw = np.asarray(values) if not isinstance(values, (str, bytes)) else np.asarray([values])
-    if raw.dtype.kind not in "iuf" and not (raw.dtype.kind == "O" and raw.size and all(
-            isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_)) for v in raw.reshape(-1)[:1000])):
-        # strings, complex numbers, booleans and other objects are refused, not converted
-        raise InvalidArgumentError(f"{name} must be an array of real numbers; got {type(values).__name__} of dtype "
-                                   f"{raw.dtype}")
     try:
-        a = np.asarray(raw, dtype=np.float64)
-    except (TypeError, ValueError):
+        raw = np.asarray(values)
+    except (TypeError, ValueError):  # ragged nested lists
         raise InvalidArgumentError(f"{name} must be an array of real numbers; got {type(values).__name__}") from None
+    if raw.dtype.kind == "b":
+        raise InvalidArgumentError(f"{name} must be an array of real numbers; got booleans")
+    a = as_float_array(name, raw)  # strings, complex numbers and objects refused, not converted
     if a.ndim not in ndim:
         raise InvalidArgumentError(f"{name} must have {' or '.join(f'{k} dimensions' for k in ndim)}; got shape {a.shape}")
     return a
@@ -113,14 +111,14 @@ class Log:
         x = _real("contexts", contexts, (2, 3))
         rows = x.shape[0]
         if rows == 0:
-            raise InvalidArgumentError(f"{name}: the log has no rows; expected at least one logged interaction")
+            raise InvalidArgumentError(f"contexts: the log {name!r} has no rows; expected at least one logged interaction")
         a = np.asarray(actions)
         if a.shape != (rows,):
             if a.ndim == 1 and np.shape(costs) == a.shape:  # actions and costs agree: the contexts are off
                 raise InvalidArgumentError(f"contexts must have one row per action: {a.shape[0]} actions and costs; "
                                            f"got contexts of shape {x.shape}")
             raise InvalidArgumentError(f"actions must have one entry per row of contexts, shape ({rows},); got {a.shape}")
-        if a.dtype.kind in "bc" or a.dtype.kind not in "iuf":
+        if a.dtype.kind not in "iuf":  # booleans, complex numbers and strings are not arms
             raise InvalidArgumentError(f"actions must be integer arms; got dtype {a.dtype}")
         if a.dtype.kind not in "iu":
             frac = a.dtype.kind == "f" and np.isfinite(a).all() and (a == np.round(a)).all()

@@ -168,8 +168,9 @@ def _check_rowwise(policy: Callable[[np.ndarray], Any], log: Log, pi: np.ndarray
                 f"policy: shown {rows.size} row(s) of {log.name} alone it raised {type(exc).__name__}: {exc}; the "
                 "certificate needs a policy that decides each row from that row's contexts alone, on any "
                 "number of rows") from exc
-        if np.abs(apart - pi[rows]).max() > 1e-12:
-            row = int(rows[np.argmax(np.abs(apart - pi[rows]).max(axis=1))])
+        gap = np.abs(apart - pi[rows]).max(axis=1)
+        if gap.max() > 1e-12:
+            row = int(rows[np.argmax(gap)])
             raise InvalidArgumentError(
                 f"policy: its probabilities on row {row} of {log.name} change when the other rows change (it was "
                 f"shown {rows.size} row(s) alone); the certificate needs a policy that decides each row from that "

@@ -68,6 +68,10 @@ def test_the_ridge_model_is_per_arm_ridge_regression():
     flat = Log.from_arrays(contexts=rng.normal(size=(1000, 3, 2)), actions=rng.integers(0, 3, 1000),
                            costs=np.full(1000, 0.5), propensities=np.full(1000, 1 / 3))
     assert np.allclose(ridge_model(flat)(flat.contexts), 0.5)
+    # an arm never played is predicted the log's mean cost (the intercept alone, no slope)
+    unplayed = Log.from_arrays(contexts=flat.contexts, actions=flat.actions % 2, costs=flat.actions % 2 * 0.5,
+                               propensities=flat.propensities, n=3)
+    assert np.allclose(ridge_model(unplayed)(flat.contexts)[:, 2], unplayed.costs.mean())
     assert estimate(flat, lambda c: np.zeros(len(c), int), "dm").value == pytest.approx(0.5)
 
 
@@ -619,12 +623,14 @@ def test_what_the_certificate_assumes_is_checked():
 def test_what_a_new_user_got_wrong_is_refused_clearly_and_nothing_is_converted(tmp_path):
     # Found by a first-time user's trial: each input below was converted silently or failed deep in numpy.
     x, a, c, p = np.zeros((6, 3, 2)), np.array([0, 1, 2, 0, 1, 2]), np.full(6, 0.5), np.full(6, 1 / 3)
-    with pytest.raises(InvalidArgumentError, match="the log has no rows"):
+    with pytest.raises(InvalidArgumentError, match="contexts: the log 'log' has no rows"):
         Log.from_arrays(contexts=np.zeros((0, 3, 2)), actions=np.zeros(0, int), costs=np.zeros(0), propensities=np.zeros(0))
-    with pytest.raises(InvalidArgumentError, match="costs must be an array of real numbers; got ndarray of dtype <U3"):
+    with pytest.raises(InvalidArgumentError, match="costs must be an array of real numbers, got an array of dtype <U3"):
         Log.from_arrays(contexts=x, actions=a, costs=np.array(["0.1"] * 6), propensities=p)
-    with pytest.raises(InvalidArgumentError, match="costs must be an array of real numbers; got ndarray of dtype complex"):
+    with pytest.raises(InvalidArgumentError, match="costs must be an array of real numbers, got an array of dtype complex"):
         Log.from_arrays(contexts=x, actions=a, costs=c + 1j, propensities=p)
+    with pytest.raises(InvalidArgumentError, match="costs must be an array of real numbers; got booleans"):
+        Log.from_arrays(contexts=x, actions=a, costs=a > 0, propensities=p)
     with pytest.raises(InvalidArgumentError, match="actions must be integer arms; got dtype bool"):
         Log.from_arrays(contexts=x, actions=a > 0, costs=c, propensities=p)
     with pytest.raises(InvalidArgumentError, match=r"contexts must have one row per action: 5 actions and costs"):

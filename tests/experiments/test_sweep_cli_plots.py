@@ -8,6 +8,7 @@ import warnings
 import pytest
 
 import replify
+from replify.cli import main as cli_main
 from replify.experiments import sweeps as sweep_module
 
 GRID = dict(
@@ -82,6 +83,19 @@ def run_cli(*args):
     return subprocess.run([sys.executable, "-m", "replify.cli", *args], capture_output=True, text=True, timeout=300)
 
 
+def cli_here(capsys, *args):
+    """The command line run in this process (``replify.cli.main``, as the console script calls it):
+    (exit code, standard output, standard error). Quicker than a subprocess where the test is about
+    what it answers, not how it starts."""
+    capsys.readouterr()
+    try:
+        code = cli_main(list(args))
+    except SystemExit as exc:  # argparse's own refusals and --version
+        code = exc.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
 def test_cli_list_and_run(tmp_path, capsys):
     code, listed, _ = cli_here(capsys, "list")
     assert code == 0 and "ftplb-star" in listed and "iid-bernoulli" in listed and "means:" in listed
@@ -112,21 +126,6 @@ def test_cli_list_and_run(tmp_path, capsys):
 def cli_command(*args):
     """run_cli(*args) as a mark: the command runs ahead in the background (conftest.py, early_subprocess)."""
     return pytest.mark.early_subprocess([sys.executable, "-m", "replify.cli", *args], timeout=300)
-
-
-def cli_here(capsys, *args):
-    """The command line run in this process (``replify.cli.main``, as the console script calls it):
-    (exit code, standard output, standard error). Quicker than a subprocess where the test is about
-    what it answers, not how it starts."""
-    from replify.cli import main
-
-    capsys.readouterr()
-    try:
-        code = main(list(args))
-    except SystemExit as exc:  # argparse's own refusals and --version
-        code = exc.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.mark.parametrize("args,message", [

@@ -21,7 +21,11 @@ def test_estimates_and_a_replicable_choice_from_a_simulated_wine_log(tmp_path, c
     assert code == 0 and "classification-bandit: 5000 rows, 3 arms" in out
     assert out.count(" ips ") == 2 and "no interval (the model's bias)" in out and "true " in out
     assert "replicable choice: " in out and "pols.py:alcohol" in out.split("replicable choice: ")[1]
-    assert "certified: rho <= 0.1" in out
+    assert "certified: rho <= 0.1" in out and "note:" not in out
+    # on 100 rows the grid is wider than the cost range: said beside the certificate
+    assert main(["offpolicy", "--simulate", "classification-bandit", "-n", "3", "--rows", "100",
+                 "--policy", f"{tmp_path}/pols.py:first", "--estimator", "ips", "--rho", "0.1"]) == 0
+    assert "note: the grid (width" in capsys.readouterr().out
 
 
 def test_a_csv_log_and_the_errors_said_in_one_line(tmp_path, capsys):
