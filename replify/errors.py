@@ -99,6 +99,11 @@ class PlotDataWarning(ReplifyWarning):
     it, each named."""
 
 
+class SmallSampleWarning(ReplifyWarning):
+    """An asymptotic (normal) interval on too few effective rows for the central limit theorem to
+    hold: the message names the effective sample size and what the rule of thumb needs."""
+
+
 class PluginLoadWarning(ReplifyWarning):
     """A plugin failed to load; the others keep working."""
 

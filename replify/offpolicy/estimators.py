@@ -17,6 +17,20 @@ its error is the model's bias, which the log cannot bound (measured: a ridge mod
 features, 95% "intervals" from the terms' spread covered the truth in 0 of 1000 logs, where IPS's,
 SNIPS's and DR's covered it in 969, 986 and 1000 of them; docs/offpolicy.md).
 
+**Small samples.** The normal interval needs the central limit theorem to have set in. Where the
+terms are skewed (a rare arm's rare cost: weights of 50 on a Bernoulli(0.1) cost) it has not, and a
+"95%" interval covered the truth in 63% of 1 000 logs of 500 rows and 91% of 2 000 rows. The
+estimate then carries a ``caveat`` and a :class:`~replify.errors.SmallSampleWarning` naming the
+effective sample size (Kish's, (Σ w)²/Σ w² over the rows) and the rows Cochran's rule asks for,
+N ≥ 25 γ² with γ the terms' sample skewness (Cochran, *Sampling Techniques*, 1977, §2.15); measured
+on that log, coverage reaches 93% near N = 10 000, where the rule asks for about 12 000. Where every
+term is the same (SNIPS on a policy whose matched rows all cost 1) the sample's spread is 0 and the
+normal interval would claim certainty: the interval is then the rule of three's, exact for a
+sample of identical values — the mean lies within (hi − v)(1 − α^{1/E}) above and (v − lo)(1 − α^{1/E})
+below the value v at level 1 − 2α, E the effective sample size and [lo, hi] the cost range (the
+log's declared range, else its own; none to speak of where every logged cost is the same: no
+interval). This bound is ours, after the rule of three (Hanley & Lippman-Hand, JAMA 1983).
+
 **Clipping.** ``clip=M`` replaces every weight by min(w, M) in IPS and DR (Bottou et al., JMLR
 2013): a bias towards 0 traded for variance; the result says how many weights were clipped.
 
@@ -29,13 +43,14 @@ then serve the model and the correction; state it where it matters).
 from __future__ import annotations
 
 import math
+import numbers
 from statistics import NormalDist
 from typing import Any, Callable
 
 import attrs
 import numpy as np
 
-from replify.errors import InvalidArgumentError
+from replify.errors import InvalidArgumentError, SmallSampleWarning, warn
 from replify.offpolicy.log import Log, _scores, policy_probabilities
 
 ESTIMATORS = ("ips", "snips", "dm", "dr")
@@ -56,6 +71,13 @@ class Estimate:
     clip: float | None = None
     clipped: int = 0
     true_value: float | None = None
+    #: the effective sample size (Kish: (Σ w)²/Σ w² over the rows' importance weights)
+    ess: float | None = None
+    #: what the interval assumes that this log may not give it (too few effective rows for the
+    #: normal approximation), or why it is the rule of three's; None where nothing is to be said
+    caveat: str | None = None
+    #: "normal", "rule of three" (every term the same) or None (no interval)
+    interval_kind: str | None = "normal"
 
     @property
     def bias(self) -> float | None:
@@ -73,7 +95,11 @@ class Estimate:
     def kind(self) -> str:
         """What the interval is (every number here is measured on the log)."""
         if self.interval is None:
-            return "measured; no interval: the direct method's error is its cost model's bias"
+            if self.estimator == "dm":
+                return "measured; no interval: the direct method's error is its cost model's bias"
+            return "measured; no interval: every term is the same and no cost range bounds the others"
+        if self.interval_kind == "rule of three":
+            return "measured; a rule-of-three interval (every term the same: a normal one would have width 0)"
         return "measured; an asymptotic normal interval (central limit theorem)"
 
 
@@ -118,9 +144,11 @@ def estimate(log: Log, policy: Callable[[np.ndarray], Any], estimator: str = "ip
         raise InvalidArgumentError(f"log must be a replify.offpolicy.Log; got {type(log).__name__}")
     if estimator not in ESTIMATORS:
         raise InvalidArgumentError(f"estimator must be one of {ESTIMATORS}; got {estimator!r}")
-    if not (isinstance(confidence, float) and 0.0 < confidence < 1.0):
-        raise InvalidArgumentError(f"confidence must be a float in (0, 1); got {confidence!r}")
-    if clip is not None and not (isinstance(clip, (int, float)) and clip > 0 and not isinstance(clip, bool)):
+    if isinstance(confidence, (bool, np.bool_)) or not (isinstance(confidence, numbers.Real) and 0.0 < confidence < 1.0):
+        raise InvalidArgumentError(f"confidence must be a number in (0, 1); got {confidence!r}")
+    confidence = float(confidence)
+    if clip is not None and not (isinstance(clip, numbers.Real) and not isinstance(clip, (bool, np.bool_))
+                                 and 0 < clip < math.inf):
         raise InvalidArgumentError(f"clip must be a number > 0 (the largest importance weight kept); got {clip!r}")
     if clip is not None and estimator not in ("ips", "dr"):
         raise InvalidArgumentError(f"clip applies to 'ips' and 'dr'; got estimator={estimator!r}")
@@ -133,30 +161,69 @@ def estimate(log: Log, policy: Callable[[np.ndarray], Any], estimator: str = "ip
     if clip is not None:
         clipped = int((w > clip).sum() if log.weights is None else log.weights[w > clip].sum())
         w = np.minimum(w, clip)
-    c = log.costs
-    if estimator in ("dm", "dr"):
-        hat = _scores(model if model is not None else ridge_model(log), log.contexts, log.n)
-        direct = (pi * hat).sum(axis=1)
-    if estimator == "ips":
-        terms = w * c
-    elif estimator == "dm":
-        terms = direct
-    elif estimator == "dr":
-        terms = direct + w * (c - hat[rows, log.actions])
-    if estimator == "snips":
-        mean_w = log.mean(w)
-        if mean_w <= 0.0:
-            raise InvalidArgumentError(f"snips: the policy gives probability 0 to every logged action of {log.name}; "
-                                       "its self-normalised estimate is undefined")
-        value = log.mean(w * c) / mean_w
-        terms = w * (c - value) / mean_w
-        se = log.std(terms) / math.sqrt(log.rows)
-    else:
-        value = log.mean(terms)
-        se = log.std(terms) / math.sqrt(log.rows)
-    z = NormalDist().inv_cdf(0.5 + confidence / 2.0)
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused below, naming it
+        c = log.costs
+        if estimator in ("dm", "dr"):
+            hat = _scores(model if model is not None else ridge_model(log), log.contexts, log.n)
+            direct = (pi * hat).sum(axis=1)
+        if estimator == "ips":
+            terms = w * c
+        elif estimator == "dm":
+            terms = direct
+        elif estimator == "dr":
+            terms = direct + w * (c - hat[rows, log.actions])
+        if estimator == "snips":
+            mean_w = log.mean(w)
+            if mean_w <= 0.0:
+                raise InvalidArgumentError(f"snips: the policy gives probability 0 to every logged action of {log.name}; "
+                                           "its self-normalised estimate is undefined")
+            value = log.mean(w * c) / mean_w
+            terms = w * (c - value) / mean_w
+            se = log.std(terms) / math.sqrt(log.rows)
+        else:
+            value = log.mean(terms)
+            se = log.std(terms) / math.sqrt(log.rows)
+    if not (math.isfinite(value) and math.isfinite(se)):
+        raise InvalidArgumentError(f"{estimator}: the estimate on {log.name} overflows float64 (costs up to "
+                                   f"{float(np.abs(c).max()):g} over propensities down to "
+                                   f"{float(log.propensities.min()):g}); rescale the costs (the estimate scales with them)")
     truth = None if log.means is None else log.true_value(policy)
-    interval = None if estimator == "dm" else (value - z * se, value + z * se)
+    k = np.ones(log.stored) if log.weights is None else log.weights
+    ess = float(np.sum(k * w)) ** 2 / float(np.sum(k * w * w)) if np.any(w > 0) else 0.0
+    interval, kind, caveat = _interval(log, estimator, value, se, terms, ess, confidence)
     return Estimate(estimator=estimator, value=value, interval=interval, standard_error=se,
                     confidence=confidence, rows=log.rows, clip=None if clip is None else float(clip), clipped=clipped,
-                    true_value=truth)
+                    true_value=truth, ess=ess, caveat=caveat, interval_kind=kind)
+
+
+#: Cochran's rule for the normal approximation to a mean of skewed terms: N ≥ 25 γ² (module docstring)
+COCHRAN = 25.0
+
+
+def _interval(log: Log, estimator: str, value: float, se: float, terms: np.ndarray, ess: float,
+              confidence: float) -> tuple[tuple[float, float] | None, str | None, str | None]:
+    """The interval, its kind and its caveat (module docstring: the normal interval, a caveat where
+    Cochran's rule is not met, the rule of three's where every term is the same)."""
+    if estimator == "dm":
+        return None, None, None
+    spread = max(abs(value), float(np.abs(terms).max()), 1.0) * 1e-12
+    if se * math.sqrt(log.rows) <= spread:  # every term the same: the normal interval's width would be 0
+        lo, hi = log.cost_range if log.cost_range is not None else (float(log.costs.min()), float(log.costs.max()))
+        if hi <= lo:
+            return None, None, ("every term is the same and every logged cost too, with no cost range declared: "
+                                "nothing bounds the costs not seen, so no interval")
+        tail = 1.0 - ((1.0 - confidence) / 2.0) ** (1.0 / max(ess, 1.0))
+        caveat = (f"every term is the same on {log.rows} rows (effective sample size {ess:.3g}): a rule-of-three "
+                  f"interval over the cost range [{lo:g}, {hi:g}], not a normal one of width 0")
+        return (value - max(value - lo, 0.0) * tail, value + max(hi - value, 0.0) * tail), "rule of three", caveat
+    z = NormalDist().inv_cdf(0.5 + confidence / 2.0)
+    m = log.mean(terms)
+    gamma = log.mean((terms - m) ** 3) / log.mean((terms - m) ** 2) ** 1.5
+    need = COCHRAN * gamma * gamma
+    caveat = None
+    if log.rows < need:
+        caveat = (f"too few effective rows for the normal interval: effective sample size {ess:.3g} of {log.rows} "
+                  f"rows, and the terms' skewness {gamma:.3g} asks for {need:,.0f} rows (Cochran's rule, 25 x "
+                  "skewness^2); its coverage may fall well below the nominal level")
+        warn(f"{estimator} on {log.name}: {caveat}", SmallSampleWarning)
+    return (value - z * se, value + z * se), "normal", caveat

@@ -6,8 +6,9 @@ among candidate policies that two such logs make alike with probability ≥ 1 �
 returns replify's :class:`~replify.evaluation.report.Report`.
 
 **Assumptions.** (i) A log's N rows are iid: a context, the logging policy μ's arm a ~ μ(·|x), its
-cost; the two logs are independent, of N rows each, of one system and one logging policy (so one
-p_min, one cost range: one grid). Two halves of one log dealt at random (:meth:`Log.split`) qualify:
+cost; the two logs are independent, of one system and one logging policy (so one p_min and one cost
+range, declared: what the two runs share besides R, ρ and the candidates), of N and N′ rows —
+their sizes may differ, as two weeks of logs do (*Logs of other sizes* below). Two halves of one log dealt at random (:meth:`Log.split`) qualify:
 drawing without replacement makes E[Δ²] at most 1 + 1/(2N − 1) times the iid value, negligible. A
 log recorded from a learning policy (:func:`replify.offpolicy.record`) is not iid, and the variance
 bound below still holds: each row's term has conditional mean V_k − b and conditional second moment
@@ -43,8 +44,29 @@ review measured ρ̂ = 0.49 at a certified 0.1 before this). Given the two estim
 differ with probability min(1, |V̂ − V̂'|/w), so P(θ̃ ≠ θ̃') ≤ s/w: the width w = s/ρ certifies ρ, and
 |θ̃ − V̂| ≤ w/2.
 
+**Logs of other sizes: the width's ladder.** s depends on the log's rows, so a grid of width s/ρ
+would differ between logs of 10 000 and 10 001 rows, and two roundings on different grids almost
+never agree (measured: 0.58 of 400 pairs at a certified 0.1, before this). The raw width
+w₀ = c·s/ρ is therefore itself rounded up, on a ladder shared through R: a second offset v,
+uniform on [0, 1) from R, and the width w = 2^{h(k + v)} with k the least integer such that
+w ≥ w₀, step h = ½ (a ladder of ratio √2). Two logs share the index k, and so the grid, unless a
+ladder point falls between log₂ w₀ and log₂ w₀′: probability min(1, |log₂(w₀/w₀′)|/h) over v,
+which is |log₂(N′/N)| where only the rows differ (s ∝ N^{−½}): 1.4·10⁻⁴ for 10 000 and 10 001
+rows, 0.26 for two weeks of 10⁵ and 1.2·10⁵. Where they share k (v fixed), w ≥ max(w₀, w₀′), and
+E[Δ_k²] = Var V̂_k + Var V̂′_k ≤ M²(1/N + 1/N′)/p_min ≤ max(s, s′)², so every bound below holds
+with the larger of the two s. Rounding up costs width: w/w₀ is 2^{h(1 − v′)} for v′ uniform,
+1.19 on average, at most √2. Hence, for logs of N and N′ rows,
+
+    P(the decisions differ) ≤ ρ + min(1, |log₂(N′/N)|),
+
+exactly ρ where N′ = N. Where the logs' least size is declared (``min_rows``: every log has at
+least that many rows, checked), s is computed at min_rows, w = w₀ is shared, and the bound is ρ
+for any two logs of at least min_rows rows, with no ladder. Cells and ladder indices are integers,
+compared exactly (:attr:`Replicable.key`), and the reported value is clipped to [lo, hi] (the
+truth lies there; clipping is a function of the cell, so it replicates as the cell does).
+
 **The replicable selection.** Every V̂_k is rounded as above (its cell, an integer, compared exactly)
-with one offset u from R on a grid of width w; the choice is the candidate, among those whose rounded value is the least, that comes first in a
+with one offset u from R on one grid of width w; the choice is the candidate, among those whose rounded value is the least, that comes first in a
 random order π of the K candidates drawn from R. Two bounds on P(the choices differ), each for
 every pair of logs, so their minimum holds too:
 
@@ -68,17 +90,17 @@ with E(Σ_k Δ_k²)^½ ≤ (Σ_k E Δ_k²)^½ ≤ √K s, bound 2 gives √K (1 
     P(choices differ) ≤ c_K s / w,   c_K = min(K, √K (1 + (H⁽²⁾_K)^½))
 
 (c_K = K up to K = 4; c_5 = 4.94, c_8 = 6.32, c_16 = 9.0, c_100 = 22.8, growing as 2.28 √K), and
-the width w = c_K s/ρ certifies ρ. The chosen candidate's estimate is below θ ≤ m̂ + w: within w of the least
+the width w ≥ c_K s/ρ (the ladder above) certifies ρ. The chosen candidate's estimate is below θ ≤ m̂ + w: within w of the least
 estimate, its true value within w + 2·max_k |V̂_k − V_k| of the best's.
 
 **The price** is w: at K = 8, uniform logging over 4 arms (p_min = 1/4), costs in [0, 1] (M = ½)
-and N = 10⁶ rows, s = 0.0014 and w = 0.089 at ρ = 0.1 (the plain IPS and the union bound, as this
-module first had them, gave 0.23). Where the other candidates are farther than w from the best, the
+and N = 10⁶ rows, s = 0.0014 and w₀ = 0.089 at ρ = 0.1 (the plain IPS and the union bound, as this
+module first had them, gave 0.23); the ladder makes w 0.089–0.126. Where the other candidates are farther than w from the best, the
 choice is near-best; where one lies within w, it may be chosen (docs/offpolicy.md measures both).
 What is the literature's: IPS (Horvitz & Thompson 1952), the baseline as a constant cost model in
 the doubly robust estimator (Dudík, Langford & Li 2011), rounding on a random grid for
-replicability (Impagliazzo, Lei, Pitassi & Sorrell, STOC 2022); the bounds above and their
-constants are ours. ``tests/experiments/test_offpolicy.py`` attacks both certificates and reports
+replicability (Impagliazzo, Lei, Pitassi & Sorrell, STOC 2022), which also rounds a statistic's
+scale on a random grid; the bounds above, the width's ladder and their constants are ours. ``tests/experiments/test_offpolicy.py`` attacks both certificates and reports
 bound ÷ the worst measured.
 """
 
@@ -86,7 +108,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import attrs
 import numpy as np
@@ -99,12 +121,16 @@ from replify.offpolicy.log import Log, policy_probabilities, probabilities_on
 
 @attrs.frozen
 class Replicable:
-    """A rounded estimate or a choice: ``value`` (the rounded estimate; for a selection, every
-    candidate's, (K,)), ``chosen`` (a selection's index, else None), the grid ``width``, the
-    certificate's ``rho_bound`` and whether it is ``certified`` (else ``note`` says why), the
-    stability constant ``s`` and the ``min_propensity`` and ``cost_range`` (lo, hi) it used; a
-    selection's ``factor`` is c_K (module docstring; 1 for a single value); ``estimates`` and
-    ``true_values`` as below."""
+    """A rounded estimate or a choice: ``value`` (the rounded estimate, clipped to the cost range;
+    for a selection, every candidate's, (K,)), ``chosen`` (a selection's index, else None; its
+    ``name`` where the candidates were named), the grid ``width``, the certificate's ``rho_bound``
+    (for logs of equal size, or of at least ``min_rows`` rows: :meth:`rho_between` gives it for
+    logs of other sizes) and whether it is ``certified`` (else ``note`` says why), the stability
+    constant ``s`` and the ``min_propensity`` and ``cost_range`` (lo, hi) it used; a selection's
+    ``factor`` is c_K (module docstring; 1 for a single value); ``cells`` and ``ladder``, the grid's
+    cell of each estimate and the width's index on its ladder (integers: :attr:`key` compares two
+    decisions exactly); ``rows`` the log's, ``min_rows`` the declared least size (None: the width's
+    ladder, module docstring); ``estimates`` and ``true_values`` as below."""
 
     value: Any
     chosen: int | None
@@ -122,16 +148,54 @@ class Replicable:
     true_values: Any = None
     #: a selection: how many candidates shared the least cell (more than 1: R's order chose among them)
     tied: int = 1
+    cells: Any = None
+    ladder: int | None = None
+    rows: int = 0
+    min_rows: int | None = None
+    names: tuple[str, ...] | None = None
+
+    @property
+    def name(self) -> str | None:
+        """The chosen candidate's name, where the candidates were given names (a mapping)."""
+        return None if self.chosen is None or self.names is None else self.names[self.chosen]
+
+    @property
+    def key(self) -> Any:
+        """What two decisions are compared on, exactly: a selection's choice; a value's grid (its
+        ladder index, or the declared ``min_rows``) and cell, integers."""
+        if self.chosen is not None:
+            return self.chosen
+        return (self.ladder, self.min_rows, int(self.cells))
+
+    def rho_between(self, rows: int) -> float:
+        """The certificate's bound on P(this decision and one from an independent log of ``rows``
+        rows differ), R shared: ρ + min(1, |log₂(rows/N)|) on the width's ladder, ρ where the least
+        size ``min_rows`` was declared and both logs have at least as many rows (module docstring)."""
+        if self.min_rows is not None:
+            return self.rho_bound if rows >= self.min_rows else 1.0
+        return min(1.0, self.rho_bound + min(1.0, abs(math.log2(rows / self.rows))))
+
+    @property
+    def certificate(self) -> str:
+        """What the certificate says, in one line, or why there is none."""
+        if not self.certified:
+            return self.note or "measured, not certified"
+        if self.min_rows is not None:
+            return (f"certified: rho <= {self.rho_bound:g} for two logs of at least {self.min_rows} rows "
+                    f"(this one has {self.rows})")
+        return (f"certified: rho <= {self.rho_bound:g} for two logs of {self.rows} rows; of N and N' rows, "
+                f"rho + |log2(N'/N)| (declare min_rows= for logs whose sizes differ)")
 
     @property
     def caveat(self) -> str | None:
         """What a reader of the decision should know beside the certificate: a grid wider than the
-        cost range (too few rows for this ρ: the rounded values say little), a choice made by R's
-        order among tied candidates; None when neither."""
+        cost range (too few rows for this ρ: the rounded values say little, and a choice is R's,
+        not the data's), a choice made by R's order among tied candidates; None when neither."""
         said = []
         if self.width >= self.cost_range[1] - self.cost_range[0]:
             said.append(f"the grid (width {self.width:.3g}) is wider than the cost range {list(self.cost_range)}: too few "
-                        "rows for this rho, the rounded values say little (the width falls as 1/sqrt(rows))")
+                        "rows for this rho, the rounded values say little and a choice is made by R more than by the "
+                        "data (the width falls as 1/sqrt(rows))")
         if self.tied > 1:
             said.append(f"{self.tied} candidates share the least cell: R's order chose among them")
         return "; ".join(said) or None
@@ -184,7 +248,8 @@ def _estimate(log: Log, policy: Callable[[np.ndarray], Any], baseline: float) ->
     it is checked on the two halves of the rows apart and on a few rows alone."""
     pi = policy_probabilities(policy, log)
     _check_rowwise(policy, log, pi)
-    d = log.mean(pi[np.arange(log.stored), log.actions] / log.propensities * (log.costs - baseline))
+    with np.errstate(over="ignore"):  # an overflow is refused by the caller, naming the cost range
+        d = log.mean(pi[np.arange(log.stored), log.actions] / log.propensities * (log.costs - baseline))
     return d, None if log.means is None else log.mean((pi * log.means).sum(axis=1))
 
 
@@ -218,10 +283,19 @@ def _cost_range(log: Log, cost_bound: Any) -> tuple[tuple[float, float], bool]:
     return (lo, hi), True
 
 
-def _stability(log: Log, rho: Any, min_propensity: Any, cost_bound: Any) -> tuple[float, float, bool, str | None, tuple[float, float]]:
-    """s, the p_min used, whether certified, why not, and the cost range (module docstring)."""
+def _stability(log: Log, rho: Any, min_propensity: Any, cost_bound: Any,
+               min_rows: Any) -> tuple[float, float, bool, str | None, tuple[float, float]]:
+    """s (at the log's rows, or at the declared ``min_rows``), the p_min used, whether certified, why
+    not, and the cost range (module docstring)."""
     if isinstance(rho, (bool, np.bool_)) or not (isinstance(rho, numbers.Real) and 0.0 < rho < 1.0):
         raise InvalidArgumentError(f"rho must be a number in (0, 1); got {rho!r}")
+    if min_rows is not None:
+        if isinstance(min_rows, (bool, np.bool_)) or not isinstance(min_rows, numbers.Integral) or min_rows < 1:
+            raise InvalidArgumentError(f"min_rows must be an integer >= 1 (the least number of rows of any log the "
+                                       f"decision is compared with); got {min_rows!r}")
+        if log.rows < min_rows:
+            raise InvalidArgumentError(f"min_rows={int(min_rows)}, but {log.name} has {log.rows} rows: a log must have "
+                                       "at least the declared least size")
     (lo, hi), ranged = _cost_range(log, cost_bound)
     seen = float(log.propensities.min())
     notes = []
@@ -245,56 +319,94 @@ def _stability(log: Log, rho: Any, min_propensity: Any, cost_bound: Any) -> tupl
         notes.append("the range of every cost, declared (cost_bound=, or a log's cost_range); the log's own least and "
                      "greatest costs were used")
     note = None if not notes else "measured, not certified: the certificate needs " + "; and ".join(notes)
-    return (hi - lo) / 2.0 * math.sqrt(2.0 / (log.rows * float(p))), float(p), not notes, note, (lo, hi)
+    rows = log.rows if min_rows is None else int(min_rows)
+    # M = hi/2 − lo/2, not (hi − lo)/2: a range near ±1.8e308 has no finite difference
+    return (hi / 2.0 - lo / 2.0) * math.sqrt(2.0 / (rows * float(p))), float(p), not notes, note, (lo, hi)
 
 
-def _cells(d: np.ndarray, width: float, u: float) -> np.ndarray:
-    """The grid's cells (integers) of the estimates less the baseline, offset u (module docstring)."""
-    return np.floor(d / width - u)
+#: The step h of the width's ladder, in log₂ units (module docstring: a ladder of ratio √2).
+LADDER_STEP = 0.5
+
+
+def _width(raw: float, v: float, ladder: bool) -> tuple[float, int | None]:
+    """The grid's width and its ladder index: ``raw`` rounded up to the ladder 2^{h(k + v)} (v from
+    R), or ``raw`` itself where the least size was declared (module docstring)."""
+    if not ladder:
+        return raw, None
+    k = math.ceil(math.log2(raw) / LADDER_STEP - v)
+    if 2.0 ** (LADDER_STEP * (k + v)) < raw:  # the logarithm's last bit: never a width below the raw one
+        k += 1
+    return 2.0 ** (LADDER_STEP * (k + v)), k
+
+
+def _finite(log: Log, what: str, value: Any, lo: float, hi: float) -> None:
+    """Refuse an estimate or a width that overflowed float64 (costs near ±1.8e308 over small
+    propensities), rather than return infinity marked certified."""
+    if not np.all(np.isfinite(value)):
+        raise InvalidArgumentError(f"cost_bound=[{lo:g}, {hi:g}]: the {what} on {log.name} overflows float64 (costs "
+                                   f"this large over propensities down to {float(log.propensities.min()):g}); rescale "
+                                   "the costs (the decision is the same in any unit)")
+
+
+def _rounded(log: Log, rho: Any, seed: Seed, min_propensity: Any, cost_bound: Any, min_rows: Any,
+             policies: Sequence[Callable[[np.ndarray], Any]], factor: float) -> tuple[dict[str, Any], np.ndarray]:
+    """The candidates' estimates rounded on one grid: its width (c·s/ρ on the ladder), offset u and
+    R's order of the candidates, the cells (integers) and the clipped values (module docstring)."""
+    s, p, certified, note, (lo, hi) = _stability(log, rho, min_propensity, cost_bound, min_rows)
+    rho = float(rho)  # a numpy float32 would carry its precision into the width
+    rng = np.random.default_rng(seed_sequence(seed))
+    u, order, v = float(rng.random()), rng.permutation(len(policies)), float(rng.random())
+    raw = factor * s / rho
+    _finite(log, "grid's width", raw * math.sqrt(2.0), lo, hi)  # the ladder widens it by up to √2
+    width, ladder = _width(raw, v, min_rows is None)
+    b = lo / 2.0 + hi / 2.0
+    d, truth = zip(*(_estimate(log, pol, b) for pol in policies))
+    d = np.array(d)
+    _finite(log, "estimate", d, lo, hi)
+    cells = np.floor(d / width - u).astype(np.int64)  # integers: compared exactly
+    values = np.clip(b + width * (cells + u + 0.5), lo, hi)  # the truth lies in [lo, hi]
+    return dict(value=values, width=width, rho_bound=rho, certified=certified, s=s, min_propensity=p,
+                cost_range=(lo, hi), note=note, estimates=b + d, true_values=None if truth[0] is None else np.array(truth),
+                cells=cells, ladder=ladder, rows=log.rows, min_rows=None if min_rows is None else int(min_rows),
+                factor=factor), order
 
 
 def replicable_value(log: Log, policy: Callable[[np.ndarray], Any], *, rho: float | np.floating, seed: Seed,
-                     min_propensity: float | np.floating | None = None, cost_bound: Any = None) -> Replicable:
+                     min_propensity: float | np.floating | None = None, cost_bound: Any = None,
+                     min_rows: int | np.integer | None = None) -> Replicable:
     """The policy's estimated cost (IPS with the baseline at the middle of the cost range) rounded
-    on a grid of width s/ρ with an offset from R (``seed``): two independent logs report the same
-    number with probability ≥ 1 − ρ (module docstring). ``cost_bound``: M (costs in [−M, M]) or
-    (lo, hi); by default the log's declared range (none declared: the log's own range, and the
-    result is measured, not certified)."""
-    s, p, certified, note, (lo, hi) = _stability(log, rho, min_propensity, cost_bound)
-    rho = float(rho)  # a numpy float32 would carry its precision into the width
-    width = s / rho
-    u = float(np.random.default_rng(seed_sequence(seed)).random())
-    b = (lo + hi) / 2.0
-    d, truth = _estimate(log, policy, b)
-    value = b + width * (float(_cells(np.array([d]), width, u)[0]) + u + 0.5)
-    return Replicable(value=value, chosen=None, width=width, rho_bound=float(rho), certified=certified, s=s,
-                      min_propensity=p, cost_range=(lo, hi), note=note, estimates=b + d, true_values=truth)
+    on a grid of width at least s/ρ with an offset from R (``seed``): two independent logs of N and N′
+    rows report the same number with probability ≥ 1 − ρ − |log₂(N′/N)| (≥ 1 − ρ for logs of at
+    least ``min_rows`` rows, where declared; module docstring). ``cost_bound``: M (costs in
+    [−M, M]) or (lo, hi); by default the log's declared range (none declared: the log's own range,
+    and the result is measured, not certified). The value is clipped to the cost range."""
+    got, _ = _rounded(log, rho, seed, min_propensity, cost_bound, min_rows, [policy], 1.0)
+    got.update(value=float(got["value"][0]), cells=int(got["cells"][0]), estimates=float(got["estimates"][0]),
+               true_values=None if got["true_values"] is None else float(got["true_values"][0]))
+    return Replicable(chosen=None, **got)
 
 
-def select(log: Log, policies: Sequence[Callable[[np.ndarray], Any]], *, rho: float | np.floating, seed: Seed,
-           min_propensity: float | np.floating | None = None, cost_bound: Any = None) -> Replicable:
+def select(log: Log, policies: Sequence[Callable[[np.ndarray], Any]] | Mapping[str, Callable[[np.ndarray], Any]], *,
+           rho: float | np.floating, seed: Seed, min_propensity: float | np.floating | None = None,
+           cost_bound: Any = None, min_rows: int | np.integer | None = None) -> Replicable:
     """The candidate of least rounded estimate (ties: the first in a random order from R), the
     estimates (IPS with the baseline at the middle of the cost range) rounded with one offset from
-    R on a grid of width c_K·s/ρ: two independent logs choose alike with probability ≥ 1 − ρ
-    (module docstring). ``cost_bound`` as in :func:`replicable_value`."""
+    R on a grid of width at least c_K·s/ρ: two independent logs choose alike with probability
+    ≥ 1 − ρ (for logs of N and N′ rows, ≥ 1 − ρ − |log₂(N′/N)| unless ``min_rows`` is declared;
+    module docstring). ``policies``: a sequence, or a mapping of names to policies (the result's
+    ``name`` is then the chosen one's). ``cost_bound`` as in :func:`replicable_value`."""
+    names = None
+    if isinstance(policies, Mapping):
+        names = tuple(str(k) for k in policies)
+        policies = list(policies.values())
     if isinstance(policies, (str, bytes)) or not isinstance(policies, Sequence) or len(policies) < 2:
-        raise InvalidArgumentError(f"policies must be a sequence of at least 2 candidate policies; got {policies!r:.80}")
-    s, p, certified, note, (lo, hi) = _stability(log, rho, min_propensity, cost_bound)
-    rho = float(rho)  # a numpy float32 would carry its precision into the width
-    k = len(policies)
-    factor = selection_factor(k)
-    width = factor * s / rho
-    rng = np.random.default_rng(seed_sequence(seed))
-    u, order = float(rng.random()), rng.permutation(k)
-    b = (lo + hi) / 2.0
-    d, truth = zip(*(_estimate(log, pol, b) for pol in policies))
-    cells = _cells(np.array(d), width, u)  # integers: the least cell and its members compared exactly
+        raise InvalidArgumentError(f"policies must be a sequence (or a mapping of names) of at least 2 candidate "
+                                   f"policies; got {policies!r:.80}")
+    got, order = _rounded(log, rho, seed, min_propensity, cost_bound, min_rows, policies, selection_factor(len(policies)))
+    cells = got["cells"]
     lowest = np.flatnonzero(cells == cells.min())
     chosen = int(order[np.isin(order, lowest)][0])
-    return Replicable(value=b + width * (cells + u + 0.5), chosen=chosen, width=width, rho_bound=float(rho),
-                      certified=certified, s=s, min_propensity=p, cost_range=(lo, hi), factor=factor, note=note,
-                      estimates=b + np.array(d), true_values=None if truth[0] is None else np.array(truth),
-                      tied=int(lowest.size))
+    return Replicable(chosen=chosen, tied=int(lowest.size), names=names, **got)
 
 
 def _error(outcome: Replicable) -> tuple[float, bool]:
@@ -308,40 +420,58 @@ def _error(outcome: Replicable) -> tuple[float, bool]:
     return abs(float(outcome.value) - float(ref)), known
 
 
-def replicability(logs: Callable[[np.random.SeedSequence], Log] | Log, decide: Callable[[Log, Any], Replicable], *,
-                  pairs: int, seed: Seed, confidence: float = 0.95) -> Report:
-    """How often two independent logs make different decisions: ``pairs`` pairs, one R a pair (the
-    seed ``decide(log, R)`` receives), as a :class:`~replify.evaluation.report.Report` — ``rho_hat``,
-    its exact interval ``rho_ci`` (Clopper–Pearson), ``claim``, ``to_dict`` — as
-    :func:`replify.evaluate` reports paired runs of a learner.
+def replicability(logs: Callable[[np.random.SeedSequence], Log] | tuple[Callable[[np.random.SeedSequence], Log],
+                                                                         Callable[[np.random.SeedSequence], Log]] | Log,
+                  decide: Callable[[Log, Any], Replicable], *, pairs: int | np.integer, seed: Seed,
+                  confidence: float = 0.95) -> Report:
+    """How often two independent logs make different decisions: ``pairs`` pairs, one R a pair, as a
+    :class:`~replify.evaluation.report.Report` — ``rho_hat``, its exact interval ``rho_ci``
+    (Clopper–Pearson), ``claim``, ``to_dict`` — as :func:`replify.evaluate` reports paired runs of a
+    learner.
 
-    ``logs``: a function ``draw_log(seed)`` returning a log (two independent seeds a pair: simulated
-    logs), or one :class:`Log` — a real log, whose rows :meth:`Log.split` deals at random into
-    2·``pairs`` disjoint parts, pair i being parts 2i and 2i + 1: independent logs of the same
-    system where its rows are iid, each of rows/(2·pairs) interactions.
+    ``logs``: a function ``draw_log(seed)`` returning a log, called with a
+    :class:`numpy.random.SeedSequence` (pass it on as a seed: ``Log.simulate(..., seed=seed)``, or
+    ``numpy.random.default_rng(seed)``; two independent seeds a pair: simulated logs); or a pair of
+    such functions, the first drawing each pair's first log and the second its second (two
+    systems, or two weeks of one, whose logs may differ in size); or one :class:`Log` — a real log,
+    whose rows :meth:`Log.split` deals at random into 2·``pairs`` disjoint parts, pair i being
+    parts 2i and 2i + 1: independent logs of the same system where its rows are iid, each of
+    rows/(2·pairs) interactions. ``decide(log, R)`` receives R as a ``SeedSequence`` too, shared by
+    the pair.
 
-    In the report, ``identical`` says per pair whether the two decisions (``chosen``, else
-    ``value``) agree, ``regret`` holds each log's error (a choice's true value minus the best
+    In the report, ``identical`` says per pair whether the two decisions agree (compared exactly:
+    :attr:`Replicable.key`), ``regret`` holds each log's error (a choice's true value minus the best
     candidate's; a value's distance from the true value — on a log that does not know its true
     values, from the log's own unrounded estimate, and ``params["regret"]`` says which),
-    ``horizon`` the rows of a log, ``n`` its arms, ``params`` the certificate's ρ, width and whether
-    every decision was certified."""
-    if isinstance(pairs, bool) or not isinstance(pairs, int) or pairs < 1:
+    ``horizon`` the rows of a log, ``n`` its arms, ``params`` the certificate's ρ, its bound over
+    these pairs ``rho_bound`` (ρ, plus the width's ladder where the pairs' sizes differ:
+    :meth:`Replicable.rho_between`), the width, whether every decision was certified, how often
+    each candidate was chosen (``chosen``: a selection), and a ``caveat`` where the grid is wider
+    than the cost range (the decisions are then R's more than the data's, and agreement says
+    little)."""
+    if isinstance(pairs, (bool, np.bool_)) or not isinstance(pairs, numbers.Integral) or pairs < 1:
         raise InvalidArgumentError(f"pairs must be an integer >= 1; got {pairs!r}")
+    pairs = int(pairs)
     if not callable(decide):
         raise InvalidArgumentError(f"decide must be a function (log, R) -> a replicable value or choice; got "
                                    f"{type(decide).__name__}")
     root = seed_sequence(seed)
     split_seed, pair_seeds = root.spawn(2)
     if isinstance(logs, Log):
+        if logs.rows < 2 * pairs:
+            raise InvalidArgumentError(f"pairs={pairs}: {logs.name} has {logs.rows} rows, fewer than the 2 x {pairs} "
+                                       "parts the pairs need (one row a part at least)")
         parts = logs.split(2 * pairs, seed=split_seed)
         draw = lambda k, _s: parts[k]  # noqa: E731
+    elif isinstance(logs, tuple) and len(logs) == 2 and all(callable(f) for f in logs):
+        draw = lambda k, s: logs[k % 2](s)  # noqa: E731
     elif callable(logs):
         draw = lambda _k, s: logs(s)  # noqa: E731
     else:
-        raise InvalidArgumentError(f"logs must be a function seed -> Log (simulated logs) or a Log (a real log, split "
-                                   f"into independent parts); got {type(logs).__name__}")
-    same, errors, known, outcomes, first = [], [], True, [], None
+        raise InvalidArgumentError(f"logs must be a function seed -> Log (simulated logs), a pair of them (each pair's "
+                                   f"first and second log), or a Log (a real log, split into independent parts); got "
+                                   f"{type(logs).__name__}")
+    same, errors, known, outcomes, first, bounds = [], [], True, [], None, []
     for i, pair in enumerate(pair_seeds.spawn(pairs)):
         r, s_a, s_b = pair.spawn(3)
         got = []
@@ -359,16 +489,28 @@ def replicability(logs: Callable[[np.random.SeedSequence], Log] | Log, decide: C
             got.append(out)
             errors.append(err)
         a, b = got
-        same.append(a.chosen == b.chosen if a.chosen is not None else bool(np.array_equal(a.value, b.value)))
+        same.append(a.key == b.key)
+        bounds.append(max(a.rho_between(b.rows), b.rho_between(a.rows)))
         outcomes += got
     identical = np.array(same, dtype=bool)
-    params = {"rho": outcomes[0].rho_bound, "certified": all(o.certified for o in outcomes),
+    caveats = sorted({o.caveat.split("; ")[0] for o in outcomes if o.caveat and "wider than" in o.caveat})
+    params = {"rho": outcomes[0].rho_bound, "rho_bound": max(bounds), "certified": all(o.certified for o in outcomes),
               "width": max(o.width for o in outcomes), "min_propensity": outcomes[0].min_propensity,
+              "rows": sorted({o.rows for o in outcomes}) if len({o.rows for o in outcomes}) <= 4 else
+                      [min(o.rows for o in outcomes), max(o.rows for o in outcomes)],
+              "caveat": caveats[0] if caveats else None,
               "regret": ("the decision's error against the true values: a choice's true value minus the best "
                          "candidate's, a value's distance from the true value") if known else
                         ("the decision's error against the log's own unrounded estimates (its true values are not "
                          "known): what rounding cost")}
-    return Report(learner=getattr(decide, "__name__", type(decide).__name__), adversary=first.name, n=first.n,
+    if outcomes[0].chosen is not None:  # how often each candidate was chosen, over every log and R
+        counts = np.bincount([o.chosen for o in outcomes], minlength=len(outcomes[0].cells))
+        names = outcomes[0].names or tuple(str(k) for k in range(counts.size))
+        params["chosen"] = {name: int(c) for name, c in zip(names, counts)}
+    label = getattr(decide, "__name__", type(decide).__name__)
+    if label == "<lambda>":
+        label = "select" if outcomes[0].chosen is not None else "replicable_value"
+    return Report(learner=label, adversary=first.name, n=first.n,
                   horizon=first.rows, pairs=pairs, seed=seed, confidence=confidence, identical=identical,
                   agreement=identical.astype(np.float64), first_divergence=(~identical).astype(np.int64),
                   regret=np.array(errors, dtype=np.float64).reshape(pairs, 2), params=params, regret_bound=None,
