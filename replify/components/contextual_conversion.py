@@ -1,6 +1,6 @@
 """The general conversion for contextual bandits (ours): ``replify.wrap`` on a contextual learner
 returns a :class:`ReplicableContextual`, iid ρ-replicable with a certificate (docs/contextual.md,
-"Your own contextual learner made replicable").
+"A contextual learner's model made replicable").
 
 **What it does.** The wrapper explores on a schedule both runs share and commits, phase by phase,
 to the greedy policy of an estimate of the learner's *model*, rounded on a random grid drawn from

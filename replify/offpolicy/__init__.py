@@ -15,7 +15,8 @@ plugins, sources, engine's declarations, evaluation). Costs are losses, lower is
 from replify.offpolicy.estimators import ESTIMATORS, Estimate, estimate
 from replify.offpolicy.log import Log, epsilon_greedy, softmax
 from replify.offpolicy.record import record
-from replify.offpolicy.select import Replicable, replicability, replicable_value, select, selection_factor
+from replify.offpolicy.select import (Replicable, parting_probability, replicability, replicable_value, select,
+                                     selection_factor)
 
-__all__ = ["ESTIMATORS", "Estimate", "Log", "Replicable", "epsilon_greedy", "estimate", "replicability",
+__all__ = ["ESTIMATORS", "Estimate", "Log", "Replicable", "epsilon_greedy", "estimate", "parting_probability", "replicability",
            "record", "replicable_value", "select", "selection_factor", "softmax"]

@@ -18,7 +18,7 @@ from replify.evaluation.report import Report
 from replify.offpolicy.estimators import Estimate, estimate
 from replify.offpolicy.log import Log
 from replify.offpolicy.select import Replicable, replicability, replicable_value, select
-from replify.plots import colour, figure, figure_legend, save_figure, set_title
+from replify.plots import colour, figure, figure_legend, save_figure, set_title, styled
 from replify.plots.fitting import set_labels
 
 #: The wine log's layout: every arm shown the row (1, z), z the 13 standardised features; z_1 is
@@ -92,34 +92,44 @@ class OffpolicyDemo:
 
     def plot(self, path: Any = None) -> Any:
         """Left: each policy's IPS, SNIPS and DR estimate with its 95% interval, the true value as a
-        bar. Right: the fraction of pairs of logs that disagree, with exact 95% intervals, against
-        the certified ρ."""
-        fig, (left, right) = figure(1, 2)
-        policies = list(self.estimates)
-        for name, dx in zip(ESTIMATES, (-0.2, 0.0, 0.2)):
-            c, m = colour(fig, name.upper())
-            values = [self.estimates[p][name] for p in policies]
-            mid = np.array([v.value for v in values])
-            err = np.array([[v.value - v.interval[0], v.interval[1] - v.value] for v in values]).T
-            left.errorbar(np.arange(len(policies)) + dx, mid, yerr=err, fmt=m, color=c, capsize=3,
-                          label=f"{name.upper()}, 95% interval")
-        truth = [self.estimates[p]["ips"].true_value for p in policies]
-        left.plot(np.arange(len(policies)), truth, "_", color="black", markersize=14, label="true value")
-        left.set_xticks(np.arange(len(policies)), policies)
-        set_labels(left, "policy", "expected cost (mistakes)")
-        set_title(left, True, f"Off-policy estimates, one log of {self.rows:,} rows")
-        rhos = list(self.rhos)
-        for decision, reports in self.measured.items():
-            c, m = colour(fig, decision)
-            err = np.array([[r.rho_hat - r.rho_ci[0], r.rho_ci[1] - r.rho_hat] for r in reports]).T
-            right.errorbar(rhos, [r.rho_hat for r in reports], yerr=err, fmt=m, color=c, capsize=3,
-                           label=f"{decision}: logs that disagree (exact 95%)")
-        right.plot(rhos, rhos, linestyle="--", color="grey", label=r"the certificate's $\rho$")
-        set_labels(right, r"certified $\rho$", "pairs of logs that disagree")
-        set_title(right, True, f"Two independent logs of {self.pair_rows:,} rows, {self.pairs} pairs")
-        figure_legend(left)
-        figure_legend(right)
-        return save_figure(fig, path)
+        black line across the three, drawn over the markers. Right: the fraction of pairs of logs
+        that disagree, with exact 95% intervals, against the certified ρ. Drawn in replify's style
+        (texts, legend and axes in one font size), legible at a column's width."""
+        with styled():
+            fig, (left, right) = figure(1, 2)
+            policies = list(self.estimates)
+            for name, dx in zip(ESTIMATES, (-0.22, 0.0, 0.22)):
+                c, m = colour(fig, name.upper())
+                values = [self.estimates[p][name] for p in policies]
+                mid = np.array([v.value for v in values])
+                err = np.array([[v.value - v.interval[0], v.interval[1] - v.value] for v in values]).T
+                # small markers and thick bars: at 10^5 rows an interval is narrower than a large marker
+                left.errorbar(np.arange(len(policies)) + dx, mid, yerr=err, fmt=m, color=c, capsize=3, markersize=3.5,
+                              elinewidth=1.6, label=f"{name.upper()} (95% interval)")
+            truth = [self.estimates[p]["ips"].true_value for p in policies]
+            left.hlines(truth, np.arange(len(policies)) - 0.36, np.arange(len(policies)) + 0.36, color="black",
+                        linewidth=1.0, zorder=5, label="true value")
+            left.set_xticks(np.arange(len(policies)), policies)
+            set_labels(left, "policy", "expected cost (mistakes)")
+            set_title(left, True, f"Off-policy estimates, one log of {self.rows:,} rows; pairs of logs of "
+                                  f"{self.pair_rows:,} rows, {self.pairs} pairs")
+            rhos = list(self.rhos)
+            top = 0.0
+            shift = 0.02 * (max(rhos) - min(rhos) or max(rhos))  # the two decisions side by side, never hidden
+            for (decision, reports), dx in zip(self.measured.items(), (-shift, shift)):
+                c, m = colour(fig, decision)
+                err = np.array([[r.rho_hat - r.rho_ci[0], r.rho_ci[1] - r.rho_hat] for r in reports]).T
+                right.errorbar(np.array(rhos) + dx, [r.rho_hat for r in reports], yerr=err, fmt=m, color=c, capsize=3,
+                               markersize=4, label=f"{decision.split()[-1]}: pairs that disagree", clip_on=False)
+                top = max(top, max(r.rho_ci[1] for r in reports))
+            right.plot(rhos, rhos, linestyle="--", color="grey", label=r"certified $\rho$")
+            # room below 0 and beside the extreme rho: a marker at rho_hat = 0 is drawn whole
+            right.set_ylim(-0.04 * max(top, max(rhos)), 1.05 * max(top, max(rhos)))
+            right.set_xlim(min(rhos) - 3 * shift, max(rhos) + 3 * shift)
+            set_labels(right, r"certified $\rho$", "pairs of logs that disagree")
+            figure_legend(left)
+            figure_legend(right)
+            return save_figure(fig, path)
 
 
 @public
@@ -134,7 +144,7 @@ def wine_demo(*, quick: bool = False, seed: int = 0, pairs: int | None = None, p
     log = Log.simulate("classification-bandit", n=3, rows=rows, seed=seed + 1, **WINE)
     pols = list(POLICIES.values())
     estimates = {p: {e: estimate(log, f, e) for e in ESTIMATES} for p, f in POLICIES.items()}
-    choice = select(log, pols, rho=0.1, seed=seed)
+    choice = select(log, POLICIES, rho=0.1, seed=seed)
 
     def draw(s: np.random.SeedSequence) -> Log:
         return Log.simulate("classification-bandit", n=3, rows=10**6, seed=s, compact=True, **WINE)

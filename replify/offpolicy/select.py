@@ -409,6 +409,43 @@ def select(log: Log, policies: Sequence[Callable[[np.ndarray], Any]] | Mapping[s
     return Replicable(chosen=chosen, tied=int(lowest.size), names=names, **got)
 
 
+#: The quadrature points over the ladder's offset v in :func:`parting_probability` (midpoints).
+LADDER_POINTS = 64
+
+
+def parting_probability(a: Replicable, b: Replicable) -> float:
+    """P over R that two logs' decisions differ, given the two logs: exact over the grid's offset u
+    and R's order of the candidates, by quadrature (``LADDER_POINTS`` midpoints) over the ladder's
+    offset v. The choice on each log is the R-first of its least cell, S on one log and S′ on the
+    other, so given u they differ with probability 1 − |S ∩ S′|/|S ∪ S′| (module docstring); the
+    cells change only where u crosses a fractional part of an estimate over the width, so the
+    integral over u is a finite sum. Two values differ where their ladder index or cell does.
+    Averaged over pairs of logs drawn in law, this is the decision's parting probability with the
+    randomness of R integrated out: what the attacks in docs/offpolicy.md report."""
+    if (a.chosen is None) != (b.chosen is None) or np.size(a.estimates) != np.size(b.estimates):
+        raise InvalidArgumentError("parting_probability compares two decisions of one kind: two values, or two "
+                                   "selections among the same candidates")
+    if (a.rho_bound, a.factor, a.cost_range, a.min_rows) != (b.rho_bound, b.factor, b.cost_range, b.min_rows):
+        raise InvalidArgumentError("parting_probability compares decisions made with the same rho, candidates, cost "
+                                   "range and min_rows (what two runs share)")
+    base = a.cost_range[0] / 2.0 + a.cost_range[1] / 2.0
+    d = [np.atleast_1d(np.asarray(o.estimates, dtype=np.float64)) - base for o in (a, b)]
+    vs = (np.arange(LADDER_POINTS) + 0.5) / LADDER_POINTS if a.min_rows is None else np.array([0.0])
+    (wa, ka), (wb, kb) = (zip(*(_width(o.factor * o.s / o.rho_bound, float(v), a.min_rows is None) for v in vs))
+                          for o in (a, b))
+    x = [d[0][None, :] / np.array(wa)[:, None], d[1][None, :] / np.array(wb)[:, None]]  # (V, K) each
+    ends = np.broadcast_to([0.0, 1.0], (vs.size, 2))
+    cuts = np.sort(np.concatenate([ends, np.mod(x[0], 1.0), np.mod(x[1], 1.0)], axis=1), axis=1)  # (V, 2K + 2)
+    mids, lengths = (cuts[:, 1:] + cuts[:, :-1]) / 2.0, np.diff(cuts, axis=1)  # u's segments, on each v
+    cells = [np.floor(xi[:, None, :] - mids[:, :, None]) for xi in x]  # (V, segments, K)
+    if a.chosen is None:  # a value: its ladder index and cell
+        apart = (np.array(ka, dtype=object) != np.array(kb, dtype=object))[:, None] | (cells[0][..., 0] != cells[1][..., 0])
+    else:
+        least = [c == c.min(axis=2, keepdims=True) for c in cells]
+        apart = 1.0 - (least[0] & least[1]).sum(axis=2) / (least[0] | least[1]).sum(axis=2)
+    return float(np.sum(lengths * apart) / vs.size)
+
+
 def _error(outcome: Replicable) -> tuple[float, bool]:
     """A decision's error, and whether it is against the truth: a choice's true value minus the
     best candidate's, a value's distance from the true value — against the log's own unrounded

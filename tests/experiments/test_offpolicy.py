@@ -216,11 +216,10 @@ def constant_arm(a):
 @pytest.mark.parametrize("what", ["select", "value"])
 def test_attack_the_replicable_decisions_where_the_estimates_vary_most(what):
     # Exact bound rho = 0.1 (compact logs: the 16 sign vectors as a finite support, exact in law).
-    # The value's attack: measured 0.085 over 400 pairs (0.0625 and 0.060 on other streams): bound /
-    # measured 1.18. The selection's union over the K = 4 candidates is loose where they tie: a
-    # rounding that changes alters the choice only when it moves the least cell's first candidate —
-    # measured 0.030, bound / measured 3.3 (0.0225 and 4.4 on other streams). Never refuted: the count
-    # stays below the exact binomial 1e-6 tail of the bound.
+    # Computed in law (benchmarks/offpolicy_inlaw.py, docs/offpolicy.md): the value parts with
+    # probability 0.0674 (bound / exact 1.48, the width's ladder included), the choice among the K = 4
+    # tied candidates with 0.0235 (4.26). Measured here over 400 pairs: 0.0625 and 0.030. Never refuted:
+    # the count stays below the exact binomial 1e-6 tail of the bound.
     pols = [constant_arm(a) for a in range(4)]
     draw = lambda s: Log.simulate(SignCosts(n=4), n=4, rows=4000, seed=s, compact=True)  # noqa: E731
     if what == "select":
@@ -419,9 +418,9 @@ def test_attack_the_selection_among_eight_spread_candidates(logging):
     # no candidate plays, +1 for the 8 others) gives the candidates' arms probability 0.016 — heavy
     # importance weights (62), declared as p_min — and, costs 0 or 1, a variance exactly at the
     # certificate's bound. The bound c_8 s / w = rho = 0.1 is never refuted (the count stays below the
-    # exact binomial 1e-6 tail of the bound); bound / measured about 3 (the Cauchy-Schwarz and Jensen
-    # steps): 2.7 uniform, 3.1 softmax (400 pairs each; 3.2 and 2.9 over 600). The union bound (c = 8)
-    # would give a width 1.27 times larger.
+    # exact binomial 1e-6 tail of the bound); computed in law under uniform logging, 0.0273: bound / it
+    # 3.67 with the width's ladder, 3.11 without (the Cauchy-Schwarz and Jensen steps, and the ladder's
+    # 1.19; benchmarks/offpolicy_inlaw.py). The union bound (c = 8) would give a width 1.27 times larger.
     k = 8
     if logging == "uniform":
         n, rows, log_with, p_min = k, 4000, "uniform", 1 / k
@@ -797,3 +796,45 @@ def test_no_interval_claims_a_certainty_or_a_coverage_the_sample_cannot_support(
                            propensities=log.propensities)
     with pytest.raises(InvalidArgumentError, match="overflows float64"):
         estimate(huge, constant_arm(0), "ips")
+
+
+# -- the parting probability over R, and the attacks in law -----------------------------------------
+
+def test_the_parting_probability_over_r_is_what_many_rs_measure():
+    # Two fixed logs of unequal sizes; the probability over R that their decisions differ, exact over
+    # the offset and the order, by quadrature over the ladder (select.parting_probability), against
+    # 600 draws of R: the count lies in neither exact 1e-6 binomial tail of the computed value.
+    from scipy.stats import binom
+
+    from replify.offpolicy import parting_probability
+
+    pols = [constant_arm(a) for a in range(4)]
+    la = Log.simulate(SignCosts(n=4), n=4, rows=400, seed=1, compact=True)
+    lb = Log.simulate(SignCosts(n=4), n=4, rows=430, seed=2, compact=True)
+    for f in (lambda lg, r: select(lg, pols, rho=0.5, seed=r), lambda lg, r: replicable_value(lg, pols[0], rho=0.3, seed=r),
+              lambda lg, r: select(lg, pols, rho=0.5, seed=r, min_rows=400)):
+        p = parting_probability(f(la, 0), f(lb, 0))
+        count = sum(f(la, r).key != f(lb, r).key for r in range(600))
+        assert 0.05 < p < 0.5 and binom.sf(count - 1, 600, p) > 1e-6 and binom.cdf(count, 600, p) > 1e-6, (p, count)
+    with pytest.raises(InvalidArgumentError, match="compares two decisions of one kind"):
+        parting_probability(select(la, pols, rho=0.5, seed=0), replicable_value(lb, pols[0], rho=0.5, seed=0))
+
+
+def test_the_attacks_computed_in_law_stay_under_their_bounds_by_the_documented_factors():
+    # benchmarks/offpolicy_inlaw.py, the figures of docs/offpolicy.md ("Attacked"): the value's attack
+    # exactly (no sampling): 0.0674 with the width's ladder (bound / exact 1.48), 0.0798 without it
+    # (min_rows declared: 1.25). The selection among 8 candidates 2s apart over 600 pairs of logs drawn
+    # in law, R integrated out: 0.0272 (3.68) over 20 000 pairs; here within 4 standard errors.
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from offpolicy_inlaw import draw_estimates, in_law, template, value_exactly
+
+    assert value_exactly(4000, 4, None) == pytest.approx(0.0674, abs=5e-5)
+    assert value_exactly(4000, 4, 4000) == pytest.approx(0.0798, abs=5e-5)
+    s = 0.5 * math.sqrt(2 / (4000 / 8))
+    means = 0.5 + 2 * s * (np.arange(8) - 3.5)
+    est = draw_estimates(np.random.default_rng(0), means, 8, 4000, (0.0, 1.0), 600)
+    p, se = in_law(template(8, 8, 4000, (0.0, 1.0), None), est)
+    assert abs(p - 0.0272) < 4 * se and p < 0.1

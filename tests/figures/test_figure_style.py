@@ -486,3 +486,27 @@ def test_the_price_of_a_certificate_figure_prints_legibly_at_a_columns_width():
     check_layout(fig, "price of a certificate")
     check_fonts(fig, "price of a certificate")
     plots.pyplot().close(fig)
+
+
+def test_the_offpolicy_figure_is_legible_at_a_papers_width():
+    # docs/offpolicy.png: the legend took 31% of the figure's height in a 10-point font beside 7-point
+    # axes (drawn outside replify's style), the intervals hid behind large markers and a marker at
+    # rho_hat = 0 was clipped. Now: one font, a legend under a quarter of the height, the true values
+    # drawn over the markers, and the disagreement markers never clipped.
+    import matplotlib
+    from matplotlib.collections import LineCollection
+
+    matplotlib.use("Agg")
+    from replify.offpolicy.demo import wine_demo
+
+    fig = wine_demo(quick=True).plot()
+    fig.canvas.draw()
+    left, right = fig.axes[:2]
+    legend = fig.legends[0]
+    assert legend.get_texts()[0].get_fontsize() <= left.get_xticklabels()[0].get_fontsize()
+    assert legend.get_window_extent().height / fig.bbox.height < 0.25
+    truth = [c for c in left.collections if isinstance(c, LineCollection) and c.get_label() == "true value"]
+    assert truth and truth[0].get_zorder() > max(line.get_zorder() for line in left.lines)
+    assert all(line.get_markersize() <= 4 for line in left.lines if line.get_marker() not in (None, "None", "", "_"))
+    markers = [line for line in right.lines if line.get_marker() not in (None, "None", "")]
+    assert markers and not any(line.get_clip_on() for line in markers) and right.get_ylim()[0] < 0
