@@ -13,6 +13,7 @@ true value of a policy is known (:meth:`Log.true_value`).
 
 from __future__ import annotations
 
+import copy
 import csv
 import math
 import numbers
@@ -39,6 +40,8 @@ def _bad_row(name: str, ok: np.ndarray, values: np.ndarray, expected: str) -> No
 
 
 def _real(name: str, values: Any, ndim: tuple[int, ...]) -> np.ndarray:
+    """``values`` as the log's own float64 array: a copy (nothing the caller keeps can change it,
+    and the caller's array stays as it was), read-only."""
     try:
         raw = np.asarray(values)
     except (TypeError, ValueError):  # ragged nested lists
@@ -48,20 +51,140 @@ def _real(name: str, values: Any, ndim: tuple[int, ...]) -> np.ndarray:
     a = as_float_array(name, raw)  # strings, complex numbers and objects refused, not converted
     if a.ndim not in ndim:
         raise InvalidArgumentError(f"{name} must have {' or '.join(f'{k} dimensions' for k in ndim)}; got shape {a.shape}")
+    return _own(a, raw)
+
+
+def _own(a: np.ndarray, raw: np.ndarray) -> np.ndarray:
+    """``a``, copied unless converting ``raw`` already made it a new array, and made read-only."""
+    if np.may_share_memory(a, raw):
+        a = a.copy()
+    a.flags.writeable = False
     return a
+
+
+def _arms(actions: Any, rows: int, costs: Any, x: np.ndarray) -> np.ndarray:
+    """The actions as they came (integers, or floats holding integers), shape (rows,) checked."""
+    a = np.asarray(actions)
+    if a.shape != (rows,):
+        if a.ndim == 1 and np.shape(costs) == a.shape:  # actions and costs agree: the contexts are off
+            raise InvalidArgumentError(f"contexts must have one row per action: {a.shape[0]} actions and costs; "
+                                       f"got contexts of shape {x.shape}")
+        raise InvalidArgumentError(f"actions must have one entry per row of contexts, shape ({rows},); got {a.shape}")
+    if a.dtype.kind not in "iuf":  # booleans, complex numbers and strings are not arms
+        raise InvalidArgumentError(f"actions must be integer arms; got dtype {a.dtype}")
+    if a.dtype.kind == "f":
+        whole = np.isfinite(a) & (a == np.round(a))
+        if not whole.all():
+            _bad_row("actions", whole, a, "an integer arm")
+    return a
+
+
+def _number_of_arms(n: Any, x: np.ndarray, dist: np.ndarray | None, a: np.ndarray) -> tuple[int, str | None]:
+    """``n`` checked, or inferred (the contexts' (rows, n, d), else the distribution's columns, else
+    the largest action + 1), and where an inferred one came from (None: given)."""
+    origin = None
+    if n is None:
+        if x.ndim == 3:
+            n, origin = x.shape[1], "the contexts' shape (rows, n, d)"
+        elif dist is not None:
+            n, origin = dist.shape[1], "the distribution's columns"
+        else:
+            n, origin = int(a.max()) + 1, "the largest action + 1"
+            if n < 2:
+                raise InvalidArgumentError(f"n: the largest action is {n - 1}, so the log shows fewer than 2 arms; "
+                                           "give n, the number of arms")
+            if n > MAX_INFERRED_ARMS:
+                i = int(np.argmax(a))
+                raise InvalidArgumentError(f"actions: row {i} is {a[i].item()!r}, so n (inferred from the largest "
+                                           f"action + 1) would be {n:,}; expected arms below {MAX_INFERRED_ARMS:,} "
+                                           "(give n, the number of arms, to take more)")
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 2:
+        raise InvalidArgumentError(f"n must be an integer >= 2, the number of arms; got {n!r}")
+    return int(n), origin
+
+
+#: The most arms a log's largest action may imply when ``n`` is not given: a stray value (a 64-bit
+#: integer's maximum, a row id in the action column) would otherwise become a log of billions of
+#: arms, whose (rows, n) probabilities no estimate could hold.
+MAX_INFERRED_ARMS = 1 << 20
+
+
+def _checked(*, contexts: Any, actions: Any, costs: Any, propensities: Any, n: Any, distribution: Any, means: Any,
+             name: Any, min_propensity: Any, weights: Any, cost_range: Any) -> dict[str, Any]:
+    """Every field of a :class:`Log`, checked row by row, as the log's own read-only arrays (module
+    docstring; :meth:`Log.from_arrays` says what is checked)."""
+    if not isinstance(name, str):
+        raise InvalidArgumentError(f"name must be a string, the log's name; got {type(name).__name__}")
+    x = _real("contexts", contexts, (2, 3))
+    rows = x.shape[0]
+    if rows == 0:
+        raise InvalidArgumentError(f"contexts: the log {name!r} has no rows; expected at least one logged interaction")
+    a = _arms(actions, rows, costs, x)
+    c = _real("costs", costs, (1,))
+    p = _real("propensities", propensities, (1,))
+    for nm, v in (("costs", c), ("propensities", p)):
+        if v.shape != (rows,):
+            raise InvalidArgumentError(f"{nm} must have one entry per row of contexts, shape ({rows},); got {v.shape}")
+    dist = None if distribution is None else _real("distribution", distribution, (2,))
+    n, origin = _number_of_arms(n, x, dist, a)
+    if x.ndim == 3 and x.shape[1] != n:
+        raise InvalidArgumentError(f"contexts of shape (rows, n, d) must have n={n} arms; got shape {x.shape}")
+    _bad_row("contexts", np.isfinite(x.reshape(rows, -1)).all(axis=1), x, "finite features")
+    _bad_row("actions", (a >= 0) & (a < n), a, f"an arm in [0, {n})")  # on the given dtype: uint64 is not wrapped
+    a = a.astype(np.int64)  # a copy: the log's own
+    a.flags.writeable = False
+    _bad_row("costs", np.isfinite(c), c, "a finite cost")
+    _bad_row("propensities", (p > 0) & (p <= 1), p, "a probability in (0, 1] (the logging policy's for the action taken)")
+    if dist is not None:
+        if dist.shape != (rows, n):
+            raise InvalidArgumentError(f"distribution must have shape (rows, n) = ({rows}, {n}); got {dist.shape}")
+        ok = np.isfinite(dist).all(axis=1) & (dist >= 0).all(axis=1) & (np.abs(dist.sum(axis=1) - 1) <= 1e-9)
+        _bad_row("distribution", ok, dist, "probabilities of the n arms adding up to 1")
+        _bad_row("propensities", np.abs(dist[np.arange(rows), a] - p) <= 1e-9, p,
+                 "the distribution's probability of the action taken")
+    m = None if means is None else _real("means", means, (2,))
+    if m is not None:
+        if m.shape != (rows, n):
+            raise InvalidArgumentError(f"means must have shape (rows, n) = ({rows}, {n}); got {m.shape}")
+        _bad_row("means", np.isfinite(m).all(axis=1), m, "finite expected costs")
+    if min_propensity is not None:
+        if isinstance(min_propensity, (bool, np.bool_)) or not isinstance(min_propensity, numbers.Real) \
+                or not 0 < min_propensity <= 1:
+            raise InvalidArgumentError(f"min_propensity must be in (0, 1]; got {min_propensity!r}")
+        _bad_row("propensities", p >= min_propensity * (1 - 1e-12), p, f"at least min_propensity={min_propensity:g}")
+        min_propensity = float(min_propensity)
+    if cost_range is not None:
+        cr = np.asarray(cost_range) if not isinstance(cost_range, (str, bytes)) else np.asarray([])
+        if cr.shape != (2,) or cr.dtype.kind not in "iuf" or not (np.isfinite(cr).all() and cr[0] < cr[1]):
+            raise InvalidArgumentError(f"cost_range must be (lo, hi), finite numbers with lo < hi; got {cost_range!r:.80}")
+        cost_range = (float(cr[0]), float(cr[1]))
+        _bad_row("costs", (c >= cost_range[0]) & (c <= cost_range[1]), c, f"a cost in cost_range={list(cost_range)}")
+    if weights is not None:
+        raw = np.asarray(weights)
+        if raw.shape != (rows,) or raw.dtype.kind not in "iu":
+            raise InvalidArgumentError(f"weights must be integers of shape ({rows},), how many interactions each stored "
+                                       f"row stands for; got {raw.dtype} of shape {raw.shape}")
+        _bad_row("weights", raw >= 1, raw, "a count >= 1 (the interactions the row stands for)")
+        weights = raw.astype(np.int64)
+        weights.flags.writeable = False
+    return dict(contexts=x, actions=a, costs=c, propensities=p, n=n, distribution=dist, means=m, name=name,
+                min_propensity=min_propensity, weights=weights, cost_range=cost_range, n_origin=origin)
 
 
 @attrs.frozen(eq=False)
 class Log:
     """Logged interactions (module docstring). ``distribution`` (rows, n), the logging policy's
     probabilities of every arm, and ``means`` (rows, n), every arm's expected cost given the row's
-    contexts, are optional (a simulated log has both)."""
+    contexts, are optional (a simulated log has both). However it is built (``Log(...)``,
+    :meth:`from_arrays`, ``attrs.evolve``), every row is checked as :meth:`from_arrays` says, and the
+    log holds read-only copies: what the caller keeps can neither change it nor be changed by it."""
 
     contexts: np.ndarray
     actions: np.ndarray
     costs: np.ndarray
     propensities: np.ndarray
-    n: int
+    #: the number of arms (None: inferred as :meth:`from_arrays` says)
+    n: int = None  # type: ignore[assignment]  (an int once built)
     distribution: np.ndarray | None = None
     means: np.ndarray | None = None
     name: str = "log"
@@ -72,6 +195,23 @@ class Log:
     #: (lo, hi), the range every cost of the logged system lies in, where declared (a simulated
     #: log: its adversary's ``cost_bounds``); replify.offpolicy.select's certificates use it
     cost_range: tuple[float, float] | None = None
+    #: where an inferred ``n`` came from, in words (None: given), for messages that depend on it
+    n_origin: str | None = attrs.field(default=None, init=False, repr=False)
+
+    def __attrs_post_init__(self) -> None:
+        # every construction is checked, not only the named constructors': a log with a zero
+        # propensity or a NaN cost would give NaN estimates without a word
+        fields = {f.name: getattr(self, f.name) for f in attrs.fields(Log) if f.init}
+        for key, value in _checked(**fields).items():
+            object.__setattr__(self, key, value)
+
+    def _derived(self, **changes: Any) -> Log:
+        """This log with fields replaced by ones derived from its checked rows (a subset of them, new
+        weights), which keep every row-wise check: not checked again, for speed."""
+        out = copy.copy(self)  # no __init__, so no second pass over the rows
+        for key, value in changes.items():
+            object.__setattr__(out, key, value)
+        return out
 
     @property
     def rows(self) -> int:
@@ -104,77 +244,17 @@ class Log:
         """A log from arrays, every row checked: contexts (rows, n, d) or (rows, d), actions in [0, n),
         finite costs, propensities in (0, 1] (and equal to the distribution's entry for the action
         taken, where the distribution is given). ``n`` defaults to the contexts' (rows, n, d), else
-        to the distribution's, else to the largest action + 1. ``min_propensity``: the logging
+        to the distribution's, else to the largest action + 1. ``distribution`` (rows, n): the
+        logging policy's probabilities of every arm on each row; ``means`` (rows, n): every arm's
+        expected cost on each row, where it is known (a simulated log: what :meth:`true_value`
+        needs). ``min_propensity``: the logging
         policy's smallest probability of any arm, where it is known (no logged propensity may be below it);
         ``cost_range``: (lo, hi), the range of every cost of the logged system, where it is known (no
-        logged cost may lie outside it)."""
-        x = _real("contexts", contexts, (2, 3))
-        rows = x.shape[0]
-        if rows == 0:
-            raise InvalidArgumentError(f"contexts: the log {name!r} has no rows; expected at least one logged interaction")
-        a = np.asarray(actions)
-        if a.shape != (rows,):
-            if a.ndim == 1 and np.shape(costs) == a.shape:  # actions and costs agree: the contexts are off
-                raise InvalidArgumentError(f"contexts must have one row per action: {a.shape[0]} actions and costs; "
-                                           f"got contexts of shape {x.shape}")
-            raise InvalidArgumentError(f"actions must have one entry per row of contexts, shape ({rows},); got {a.shape}")
-        if a.dtype.kind not in "iuf":  # booleans, complex numbers and strings are not arms
-            raise InvalidArgumentError(f"actions must be integer arms; got dtype {a.dtype}")
-        if a.dtype.kind not in "iu":
-            frac = a.dtype.kind == "f" and np.isfinite(a).all() and (a == np.round(a)).all()
-            if not frac:
-                raise InvalidArgumentError(f"actions must be integer arms; got dtype {a.dtype}")
-            a = a.astype(np.int64)
-        c = _real("costs", costs, (1,))
-        p = _real("propensities", propensities, (1,))
-        for nm, v in (("costs", c), ("propensities", p)):
-            if v.shape != (rows,):
-                raise InvalidArgumentError(f"{nm} must have one entry per row of contexts, shape ({rows},); got {v.shape}")
-        dist = None if distribution is None else _real("distribution", distribution, (2,))
-        if n is None:
-            n = x.shape[1] if x.ndim == 3 else dist.shape[1] if dist is not None else None
-            if n is None:  # from the actions: the largest + 1
-                n = int(a.max()) + 1
-                if n < 2:
-                    raise InvalidArgumentError(f"n: the largest action is {n - 1}, so the log shows fewer than 2 arms; "
-                                               "give n, the number of arms")
-        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 2:
-            raise InvalidArgumentError(f"n must be an integer >= 2, the number of arms; got {n!r}")
-        n = int(n)
-        if x.ndim == 3 and x.shape[1] != n:
-            raise InvalidArgumentError(f"contexts of shape (rows, n, d) must have n={n} arms; got shape {x.shape}")
-        _bad_row("contexts", np.isfinite(x.reshape(rows, -1)).all(axis=1), x, "finite features")
-        _bad_row("actions", (a >= 0) & (a < n), a, f"an arm in [0, {n})")
-        _bad_row("costs", np.isfinite(c), c, "a finite cost")
-        _bad_row("propensities", (p > 0) & (p <= 1), p, "a probability in (0, 1] (the logging policy's for the action taken)")
-        if dist is not None:
-            if dist.shape != (rows, n):
-                raise InvalidArgumentError(f"distribution must have shape (rows, n) = ({rows}, {n}); got {dist.shape}")
-            ok = np.isfinite(dist).all(axis=1) & (dist >= 0).all(axis=1) & (np.abs(dist.sum(axis=1) - 1) <= 1e-9)
-            _bad_row("distribution", ok, dist, "probabilities of the n arms adding up to 1")
-            _bad_row("propensities", np.abs(dist[np.arange(rows), a] - p) <= 1e-9, p,
-                     "the distribution's probability of the action taken")
-        m = None if means is None else _real("means", means, (2,))
-        if m is not None:
-            if m.shape != (rows, n):
-                raise InvalidArgumentError(f"means must have shape (rows, n) = ({rows}, {n}); got {m.shape}")
-            _bad_row("means", np.isfinite(m).all(axis=1), m, "finite expected costs")
-        if min_propensity is not None:
-            if isinstance(min_propensity, (bool, np.bool_)) or not isinstance(min_propensity, numbers.Real) \
-                    or not 0 < min_propensity <= 1:
-                raise InvalidArgumentError(f"min_propensity must be in (0, 1]; got {min_propensity!r}")
-            _bad_row("propensities", p >= min_propensity * (1 - 1e-12), p, f"at least min_propensity={min_propensity:g}")
-        if cost_range is not None:
-            cr = np.asarray(cost_range) if not isinstance(cost_range, (str, bytes)) else np.asarray([])
-            if cr.shape != (2,) or cr.dtype.kind not in "iuf" or not (np.isfinite(cr).all() and cr[0] < cr[1]):
-                raise InvalidArgumentError(f"cost_range must be (lo, hi), finite numbers with lo < hi; got {cost_range!r:.80}")
-            cost_range = (float(cr[0]), float(cr[1]))
-            _bad_row("costs", (c >= cost_range[0]) & (c <= cost_range[1]), c, f"a cost in cost_range={list(cost_range)}")
-        for v in (x, a, c, p, dist, m):
-            if v is not None:
-                v.flags.writeable = False
-        return cls(contexts=x, actions=a, costs=c, propensities=p, n=n, distribution=dist, means=m, name=name,
-                   min_propensity=None if min_propensity is None else float(min_propensity), cost_range=cost_range)
+        logged cost may lie outside it). The log holds read-only copies of the arrays; the caller's
+        are left as they were."""
+        return cls(contexts=contexts, actions=actions, costs=costs, propensities=propensities, n=n,
+                   distribution=distribution, means=means, name=name, min_propensity=min_propensity,
+                   cost_range=cost_range)
 
     @classmethod
     def from_csv(cls, path: str | Path, *, n: int | None = None, min_propensity: Any = None,
@@ -322,7 +402,7 @@ class Log:
                               cost_range=declared_bounds(seq))
         weights = counts[r, a].astype(np.int64)
         weights.flags.writeable = False
-        return attrs.evolve(log, weights=weights)
+        return log._derived(weights=weights)  # counts of a multinomial: integers >= 1, one per stored row
 
     def split(self, parts: int, *, seed: Seed) -> list[Log]:
         """The log's interactions dealt at random (from ``seed``) into ``parts`` disjoint logs of
@@ -358,7 +438,7 @@ class Log:
         if weights is not None:
             weights = np.array(weights, dtype=np.int64)
             weights.flags.writeable = False
-        return attrs.evolve(self, contexts=pick(self.contexts), actions=pick(self.actions), costs=pick(self.costs),
+        return self._derived(contexts=pick(self.contexts), actions=pick(self.actions), costs=pick(self.costs),
                             propensities=pick(self.propensities), distribution=pick(self.distribution),
                             means=pick(self.means), weights=weights)
 

@@ -691,3 +691,37 @@ def test_a_decision_says_when_the_grid_is_too_wide_or_a_tie_chose():
     assert big.width < 0.1 and big.tied == 1 and big.caveat is None
     assert replicable_value(Log.simulate("classification-bandit", n=3, rows=30, seed=0), pols[0], rho=0.1,
                             seed=0).caveat.startswith("the grid")
+
+
+# -- a log is checked however it is built, and holds its own copies ---------------------------------
+
+def test_a_log_keeps_its_own_copies_and_leaves_the_callers_arrays_alone():
+    b = np.random.default_rng(0).random((20, 4))
+    b[:, 2] = 0.5
+    actions = np.arange(20) % 2
+    log = Log.from_arrays(contexts=b[:, 3:], actions=actions, costs=b[:, 0], propensities=b[:, 2])
+    kept = log.costs.copy()
+    b[1, 0] = np.nan  # the caller's array, changed after the log was checked
+    actions[0] = 7
+    assert np.array_equal(log.costs, kept) and log.actions[0] == 0  # the log is as it was checked
+    assert b.flags.writeable and actions.flags.writeable  # the caller's arrays stay writable
+    assert all(not v.flags.writeable for v in (log.contexts, log.actions, log.costs, log.propensities))
+    with pytest.raises(ValueError):
+        log.costs[0] = 1.0
+
+
+def test_a_log_built_directly_or_evolved_is_checked_as_from_arrays_checks():
+    x, a, c = np.zeros((4, 2)), np.array([0, 1, 0, 1]), np.zeros(4)
+    with pytest.raises(InvalidArgumentError, match=r"propensities: row 2 is 0.0; expected a probability in \(0, 1\]"):
+        Log(contexts=x, actions=a, costs=c, propensities=[0.5, 0.5, 0.0, 0.5], n=2)
+    log = Log(contexts=x, actions=a, costs=c, propensities=np.full(4, 0.5))
+    assert log.n == 2 and not log.costs.flags.writeable  # n inferred, the arrays its own
+    with pytest.raises(InvalidArgumentError, match=r"costs: row 0 is nan; expected a finite cost"):
+        attrs.evolve(log, costs=np.array([np.nan, 0, 0, 0]))
+    with pytest.raises(InvalidArgumentError, match=r"weights: row 1 is 0; expected a count >= 1"):
+        attrs.evolve(log, weights=np.array([1, 0, 2, 1]))
+    with pytest.raises(InvalidArgumentError, match=r"weights must be integers of shape \(4,\)"):
+        attrs.evolve(log, weights=np.array([1.0, 1.0, 2.0, 1.0]))
+    # the internal paths (split, compact) derive checked logs without checking them again
+    halves = Log.simulate("classification-bandit", n=3, rows=10**5, seed=0, compact=True).split(2, seed=0)
+    assert [h.rows for h in halves] == [50_000, 50_000] and not halves[0].weights.flags.writeable
