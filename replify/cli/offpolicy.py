@@ -1,11 +1,12 @@
 """``replify offpolicy``: estimates of your policies from a log, and replicable decisions
-(docs/offpolicy.md). The log is a CSV file (``action``, ``cost``, ``propensity``, ``x0``, ``x1``, …)
-or, with ``--simulate NAME``, one simulated from a registered contextual adversary under uniform
+(docs/offpolicy.md). The log is a CSV or Parquet file (``action``, ``cost``, ``propensity``, ``x0``,
+``x1``, …) or, with ``--simulate NAME``, one simulated from a registered contextual adversary under uniform
 logging (``--simulate classification-bandit``: the wine data as a log)."""
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
 
 from replify.base.checks import check_rho
@@ -25,13 +26,25 @@ def _cost_bound(text: str) -> float | tuple[float, float]:
     return parts[0] if len(parts) == 1 else (parts[0], parts[1])
 
 
+def _is_parquet(path: str) -> bool:
+    """A Parquet log: named ``.parquet`` or ``.pq``, or starting with Parquet's magic bytes ``PAR1``."""
+    if Path(path).suffix.lower() in (".parquet", ".pq"):
+        return True
+    try:
+        with open(path, "rb") as f:
+            return f.read(4) == b"PAR1"
+    except OSError:  # unreadable: Log.from_csv says why
+        return False
+
+
 def add_offpolicy(sub: Any, formatter: Any) -> None:
     """The ``offpolicy`` subcommand's options."""
     op = sub.add_parser("offpolicy", help="off-policy estimates of your policies from a log, and replicable decisions",
                         formatter_class=formatter,
                         epilog="example: replify offpolicy --simulate classification-bandit -n 3 --rows 20000 "
                                "--policy mypolicies.py:Greedy --policy mypolicies.py:Random --rho 0.1")
-    op.add_argument("log", metavar="LOG", nargs="?", help="a CSV log: columns action, cost, propensity, x0, x1, ...")
+    op.add_argument("log", metavar="LOG", nargs="?", help="a CSV or Parquet log (.parquet, .pq, or Parquet's PAR1 "
+                    "bytes; needs pyarrow): columns action, cost, propensity, x0, x1, ...")
     op.add_argument("--simulate", metavar="NAME", help="instead of LOG, a log simulated from this registered contextual "
                     "adversary under uniform logging")
     op.add_argument("-n", type=int, help="the number of arms (a CSV log: by default the largest action + 1)")
@@ -78,7 +91,8 @@ def cmd_offpolicy(args: argparse.Namespace) -> int:
     else:
         bound = args.cost_bound
         cost_range = None if bound is None else ((-bound, bound) if isinstance(bound, float) else bound)
-        log = Log.from_csv(args.log, n=args.n, min_propensity=args.min_propensity, cost_range=cost_range)
+        read = Log.from_parquet if _is_parquet(args.log) else Log.from_csv
+        log = read(args.log, n=args.n, min_propensity=args.min_propensity, cost_range=cost_range)
     policies = [(ref, load_reference(ref, argument="--policy")) for ref in args.policy]
     decisions: list[str] = []
     if args.rho is not None:  # first: everything the certificate needs is checked before anything is printed

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import copy
 import csv
+import io
 import math
 import numbers
 import re
@@ -37,6 +38,10 @@ def _bad_row(name: str, ok: np.ndarray, values: np.ndarray, expected: str) -> No
         i = int(np.argmin(ok))
         value = values[i].tolist() if values.ndim > 1 else values[i].item()
         raise InvalidArgumentError(f"{name}: row {i} is {value!r}; expected {expected}")
+
+
+#: How a refused row starts (:func:`_bad_row`): a file log adds where it is in the file.
+_BAD_ROW = re.compile(r"(\w+): row (\d+) ")
 
 
 def _real(name: str, values: Any, ndim: tuple[int, ...]) -> np.ndarray:
@@ -266,21 +271,24 @@ class Log:
         in :meth:`from_arrays` (each row is checked against them)."""
         path = Path(path)
         try:
-            handle = path.open(newline="", encoding="utf-8-sig")  # -sig: the byte-order mark spreadsheets write
+            binary = path.open("rb", buffering=_SNIFF_BYTES)
         except OSError as exc:
             raise InvalidArgumentError(f"path: cannot read the log {str(path)!r}: {exc.strerror or exc}") from None
         values: list[list[float]] = []
         lines: list[int] = []  # each data row's line in the file
         try:
-            with handle:
-                reader = csv.reader(handle)
+            with binary:
+                _refuse_binary(binary.peek(_SNIFF_BYTES)[:_SNIFF_BYTES], path)
+                handle = io.TextIOWrapper(binary, encoding="utf-8-sig", newline="")  # -sig: the mark spreadsheets write
+                reader = csv.reader(_bounded_lines(handle, path))
                 header = next(reader, None)
                 if header is None:
                     raise InvalidArgumentError(f"path: the log {str(path)!r} is empty; expected a header line")
                 header = [h.strip() for h in header]
                 features = _columns(header, path)
                 col = {h: k for k, h in enumerate(header)}
-                for line, row in enumerate(reader, start=2):
+                for row in reader:
+                    line = reader.line_num  # the row's last line in the file (a quoted field may span lines)
                     if not row or all(not f.strip() for f in row):  # a blank line (at the end, say)
                         continue
                     if len(row) != len(header):
@@ -293,11 +301,14 @@ class Log:
                         values.append([float(f) for f in fields])
                     except ValueError:
                         raise InvalidArgumentError(f"the log {str(path)!r}, line {line}: a field is not a number: "
-                                                   f"{row}") from None
+                                                   f"{str(row):.300}") from None
                     lines.append(line)
         except UnicodeDecodeError as exc:
             raise InvalidArgumentError(f"path: the log {str(path)!r} is not a text (UTF-8) CSV file: {exc.reason} at "
                                        f"byte {exc.start}") from None
+        except csv.Error as exc:  # a field over the csv module's limit, a NUL byte past the first read, ...
+            raise InvalidArgumentError(f"the log {str(path)!r}, line {reader.line_num}: not a CSV row this reader "
+                                       f"takes: {exc}") from None
         v = np.asarray(values, dtype=np.float64).reshape(-1, 3 + len(features))
         if not lines:
             raise InvalidArgumentError(f"path: the log {str(path)!r} has a header and no rows; expected at least one "
@@ -306,7 +317,7 @@ class Log:
             return cls.from_arrays(contexts=v[:, 3:], actions=v[:, 0], costs=v[:, 1], propensities=v[:, 2], n=n,
                                    name=path.name, min_propensity=min_propensity, cost_range=cost_range)
         except InvalidArgumentError as exc:  # a row named by its line in the file too
-            found = re.match(r"(\w+): row (\d+) ", str(exc))
+            found = _BAD_ROW.match(str(exc))
             if found is None:
                 raise
             line = lines[int(found.group(2))]
@@ -341,14 +352,22 @@ class Log:
                 # strings, booleans, decimals and dates are refused, not converted
                 raise InvalidArgumentError(f"{h}: the Parquet log {str(path)!r}'s column is {kind}; expected "
                                            "numbers (integers or floats)")
-            data[h] = np.asarray(column.to_numpy(zero_copy_only=False), dtype=np.float64)
+            values = np.asarray(column.to_numpy(zero_copy_only=False))
+            # the actions keep their integer type (a uint64 arm read as float64, then int64, would wrap);
+            # the rest are real numbers
+            data[h] = values if h == "action" and values.dtype.kind in "iu" else values.astype(np.float64)
         if not table.num_rows:
             raise InvalidArgumentError(f"path: the Parquet log {str(path)!r} has no rows; expected at least one "
                                        "logged interaction")
         contexts = np.stack([data[h] for h in features], axis=1)
-        return cls.from_arrays(contexts=contexts, actions=data["action"], costs=data["cost"],
-                               propensities=data["propensity"], n=n, name=path.name,
-                               min_propensity=min_propensity, cost_range=cost_range)
+        try:
+            return cls.from_arrays(contexts=contexts, actions=data["action"], costs=data["cost"],
+                                   propensities=data["propensity"], n=n, name=path.name,
+                                   min_propensity=min_propensity, cost_range=cost_range)
+        except InvalidArgumentError as exc:  # a bad row: the file named too
+            if _BAD_ROW.match(str(exc)) is None:
+                raise
+            raise InvalidArgumentError(f"the Parquet log {str(path)!r}: {exc}") from None
 
     @classmethod
     def simulate(cls, adversary: Any, *, n: int, rows: int, seed: Seed, logging: Any = "uniform",
@@ -468,17 +487,58 @@ def logged_system(adversary: Any, *, n: int, rows: int, instance_seed: Seed,
 
 def _columns(header: list[str], path: Path) -> list[str]:
     """The context's columns ``x0``, ``x1``, … of a file log's ``header``, in order; the header
-    refused unless it holds exactly action, cost, propensity and them."""
-    features = sorted((h for h in header if h.startswith("x") and h[1:].isdigit()), key=lambda h: int(h[1:]))
+    refused unless it holds exactly action, cost, propensity and them, each once (linear in the
+    number of columns: a wide log's header is read at once)."""
+    first: dict[str, int] = {}
+    for k, h in enumerate(header):
+        if h in first:  # the second would silently win
+            raise InvalidArgumentError(f"the log {str(path)!r} names the column {h!r} twice, as columns {first[h] + 1} "
+                                       f"and {k + 1} of its header; expected each column once")
+        first[h] = k
     need = {"action", "cost", "propensity"}
-    other = [h for h in header if h not in need and h not in features]
-    if not need <= set(header) or other or not features:
+    features = [h for h in header if h.startswith("x") and h[1:].isdigit() and h[1:].isascii()]
+    other = [h for h in header if h not in need and not (h.startswith("x") and h[1:].isdigit() and h[1:].isascii())]
+    if not need <= first.keys() or other or not features:
+        shown = header if len(header) <= 20 else [*header[:20], f"... ({len(header)} columns)"]
         raise InvalidArgumentError(f"the log {str(path)!r} must have the columns action, cost, propensity and x0, x1, "
-                                   f"... (the context); got {header}")
-    if [int(h[1:]) for h in features] != list(range(len(features))):
+                                   f"... (the context); got {shown}" + (f" ({other[0]!r} is none of them)" if other else ""))
+    index = {int(h[1:]): h for h in features}
+    missing = next((j for j in range(len(features)) if j not in index), None)
+    if missing is not None or any(h != f"x{int(h[1:])}" for h in features):  # x01 is not x1
+        odd = next((h for h in features if h != f"x{int(h[1:])}"), None)
         raise InvalidArgumentError(f"the log {str(path)!r}'s context columns must be x0..x{len(features) - 1} with none "
-                                   f"missing; got {features}")
-    return features
+                                   "missing; " + (f"x{missing} is missing" if odd is None else f"got {odd!r}"))
+    return [index[j] for j in range(len(features))]
+
+
+#: Bytes of a file log read first, before any parsing: binary content (a NUL byte) is refused from
+#: them, so that /dev/zero or a file of zeros is not read whole as one line.
+_SNIFF_BYTES = 1 << 16
+
+#: The longest physical line a CSV log may have (characters): 100 000 context columns fit many
+#: times over; a file with no line ends (binary data past the first read) is refused, not read whole.
+_MAX_LINE = 1 << 26
+
+
+def _refuse_binary(head: bytes, path: Path) -> None:
+    at = head.find(b"\x00")
+    if at >= 0:
+        raise InvalidArgumentError(f"path: the log {str(path)!r} is not a text CSV file: a NUL byte at byte {at} "
+                                   "(binary data; a Parquet log is read by Log.from_parquet)")
+
+
+def _bounded_lines(handle: Any, path: Path) -> Any:
+    """The lines of a text file, each read with a bound (:data:`_MAX_LINE`)."""
+    number = 0
+    while True:
+        line = handle.readline(_MAX_LINE)
+        if not line:
+            return
+        number += 1
+        if len(line) >= _MAX_LINE and not line.endswith("\n"):
+            raise InvalidArgumentError(f"the log {str(path)!r}, line {number}: longer than {_MAX_LINE:,} characters; "
+                                       "expected a CSV file's lines")
+        yield line
 
 
 def logging_probabilities(logging: Any, contexts: np.ndarray, n: int) -> np.ndarray:

@@ -725,3 +725,48 @@ def test_a_log_built_directly_or_evolved_is_checked_as_from_arrays_checks():
     # the internal paths (split, compact) derive checked logs without checking them again
     halves = Log.simulate("classification-bandit", n=3, rows=10**5, seed=0, compact=True).split(2, seed=0)
     assert [h.rows for h in halves] == [50_000, 50_000] and not halves[0].weights.flags.writeable
+
+
+# -- file logs: what a CSV or Parquet file can get wrong --------------------------------------------
+
+def test_a_csv_log_that_is_not_what_it_seems_is_refused_with_where(tmp_path):
+    import time
+
+    path = tmp_path / "log.csv"
+    path.write_text("action,cost,propensity,x0,action\n0,0.5,0.5,1,1\n1,0.5,0.5,1,0\n")
+    with pytest.raises(InvalidArgumentError, match="names the column 'action' twice, as columns 1 and 5"):
+        Log.from_csv(path)
+    path.write_text("action,cost,propensity,x0\n0,0.5,0.5,1\n1.5,0.5,0.5,1\n")
+    with pytest.raises(InvalidArgumentError, match=r"line 3: actions: row 1 is 1.5; expected an integer arm"):
+        Log.from_csv(path)
+    path.write_text("action,cost,propensity,x0\n0,0.5,0.5,1\n1,0.5,0.5," + "1" * 200_000 + "\n")
+    with pytest.raises(InvalidArgumentError, match=r"line 3: not a CSV row .*field larger than field limit"):
+        Log.from_csv(path)
+    (tmp_path / "zeros").write_bytes(bytes(10**7))  # ten million NUL bytes: refused from the first read
+    for binary in (tmp_path / "zeros", "/dev/zero"):
+        start = time.perf_counter()
+        with pytest.raises(InvalidArgumentError, match="is not a text CSV file: a NUL byte at byte 0"):
+            Log.from_csv(binary)
+        assert time.perf_counter() - start < 1.0
+    # a wide header is read in linear time: 100 000 columns (quadratic: minutes)
+    width = 100_000
+    path.write_text("action,cost,propensity," + ",".join(f"x{j}" for j in range(width)) + "\n"
+                    + "".join(f"{a},0.5,0.5," + ",".join(["1"] * width) + "\n" for a in (0, 1)))
+    start = time.perf_counter()
+    assert Log.from_csv(path).contexts.shape == (2, width)
+    assert time.perf_counter() - start < 10.0
+
+
+def test_a_parquet_log_of_unsigned_actions_is_read_as_they_are(tmp_path):
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+    columns = {"action": pa.array([0, 1], pa.uint64()), "cost": [0.5, 0.25], "propensity": [0.5, 0.5], "x0": [1.0, 2.0]}
+    pq.write_table(pa.table(columns), tmp_path / "ok.parquet")
+    assert Log.from_parquet(tmp_path / "ok.parquet").actions.tolist() == [0, 1]
+    pq.write_table(pa.table({**columns, "action": pa.array([0, 2**64 - 1], pa.uint64())}), tmp_path / "big.parquet")
+    with pytest.raises(InvalidArgumentError, match=r"big.parquet'?: actions: row 1 is 18446744073709551615; expected an "
+                                                   r"arm in \[0, 3\)"):
+        Log.from_parquet(tmp_path / "big.parquet", n=3)
+    with pytest.raises(InvalidArgumentError, match=r"actions: row 1 is 18446744073709551615, so n \(inferred from the "
+                                                   r"largest action \+ 1\) would be"):
+        Log.from_parquet(tmp_path / "big.parquet")

@@ -70,3 +70,26 @@ def test_the_offpolicy_demo_on_wine(tmp_path, capsys):
         assert [r["rho"] for r in rows] == [0.05, 0.1, 0.2] and all(r["pairs"] == 10 for r in rows)
         assert all(r["rho_hat"] == r["failures"] / 10 and r["rho_ci"][0] <= r["rho_hat"] <= r["rho_ci"][1] for r in rows)
     assert f"{data['measured']['replicable value'][1]['failures']} of 10 pairs of logs disagree" in out
+
+
+def test_a_parquet_log_is_read_and_a_duplicate_csv_column_refused(tmp_path, capsys):
+    import pytest
+
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    (tmp_path / "pols.py").write_text(POLICIES)
+    log = Log.simulate("classification-bandit", n=3, rows=200, seed=0, adversary_params={"features_as": "same"})
+    z = log.contexts[:, 0]
+    table = pa.table({"action": log.actions, "cost": log.costs, "propensity": log.propensities,
+                      **{f"x{j}": z[:, j] for j in range(z.shape[1])}})
+    pq.write_table(table, tmp_path / "log.parquet")
+    pq.write_table(table, tmp_path / "log.data")  # no telling name: Parquet's magic bytes say it
+    for name in ("log.parquet", "log.data"):
+        code = main(["offpolicy", str(tmp_path / name), "-n", "3", "--policy", f"{tmp_path}/pols.py:first",
+                     "--estimator", "ips"])
+        out, err = capsys.readouterr()
+        assert code == 0 and f"{name}: 200 rows, 3 arms" in out, err
+    (tmp_path / "dup.csv").write_text("action,cost,propensity,x0,action\n0,0.5,0.5,1,1\n1,0.5,0.5,1,0\n")
+    assert main(["offpolicy", str(tmp_path / "dup.csv"), "--policy", f"{tmp_path}/pols.py:first"]) == 2
+    assert "names the column 'action' twice, as columns 1 and 5" in capsys.readouterr().err
