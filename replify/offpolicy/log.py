@@ -18,6 +18,7 @@ import csv
 import io
 import math
 import numbers
+import os
 import re
 from pathlib import Path
 from typing import Any, Callable
@@ -25,7 +26,7 @@ from typing import Any, Callable
 import attrs
 import numpy as np
 
-from replify.base.checks import as_float_array
+from replify.base.checks import as_float_array, byte_size
 from replify.base.randomness import Seed, seed_sequence
 from replify.engine.declarations import declared_bounds
 from replify.errors import InvalidArgumentError, MissingExtraError
@@ -483,6 +484,26 @@ def logged_system(adversary: Any, *, n: int, rows: int, instance_seed: Seed,
         raise InvalidArgumentError(f"adversary must show contexts (sample_contexts: linear-gaussian, "
                                    f"classification-bandit, ...); got {type(seq).__name__}")
     return seq
+
+
+def check_simulated_size(seq: Any, *, n: int, rows: int, argument: str = "rows") -> None:
+    """Refuse ``rows`` interactions of ``seq`` (a system :func:`logged_system` returned) whose arrays
+    could not be held in this machine's memory, before any is drawn: ``rows=10**10`` is a clear
+    refusal naming the estimate, not numpy's MemoryError. (A compact log holds its support only.)"""
+    x = np.asarray(seq.sample_contexts(np.random.default_rng(0), 0, 1)[0])  # one row: every row's shape
+    per_row = x[0].size
+    # float64 numbers a row holds while the log is built: the contexts twice (as drawn, and the
+    # log's own copy), costs, means and probabilities (each n, and copies of two), and a few per row
+    need = 8 * int(rows) * (2 * per_row + 7 * n + 8)
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):  # a system that does not say: numpy's own error stands
+        return
+    if need > total:
+        raise InvalidArgumentError(f"{argument} {int(rows):,}: a simulated log of {n} arms, {per_row} context numbers a "
+                                   f"row, needs about {byte_size(need)} of memory while it is built, more than this "
+                                   f"machine's {byte_size(total)}; expected fewer rows (at most about "
+                                   f"{total // (need // int(rows)):,})")
 
 
 def _columns(header: list[str], path: Path) -> list[str]:

@@ -22,7 +22,7 @@ from replify.base.checks import public
 from replify.base.randomness import Seed, seed_sequence
 from replify.engine.declarations import declared_bounds
 from replify.errors import InvalidArgumentError
-from replify.offpolicy.log import Log, logged_system
+from replify.offpolicy.log import Log, check_simulated_size, logged_system
 from replify.plugins.factory import make
 
 
@@ -43,6 +43,7 @@ def record(learner: Any, adversary: Any, *, n: int, rows: int, seed: Seed, epsil
     rows = int(rows)
     s_data, s_explore, s_learner = seed_sequence(seed).spawn(3)
     seq = logged_system(adversary, n=n, rows=rows, instance_seed=instance_seed, adversary_params=adversary_params)
+    check_simulated_size(seq, n=n, rows=rows)
     if isinstance(learner, str):
         agent = make(learner, n=n, horizon=rows, seed=s_learner, **(learner_params or {}))
     elif learner_params:

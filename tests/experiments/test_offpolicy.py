@@ -770,3 +770,9 @@ def test_a_parquet_log_of_unsigned_actions_is_read_as_they_are(tmp_path):
     with pytest.raises(InvalidArgumentError, match=r"actions: row 1 is 18446744073709551615, so n \(inferred from the "
                                                    r"largest action \+ 1\) would be"):
         Log.from_parquet(tmp_path / "big.parquet")
+
+
+def test_a_log_too_large_for_memory_is_refused_before_it_is_drawn():
+    with pytest.raises(InvalidArgumentError, match=r"rows 10,000,000,000: a simulated log of 3 arms, .* more than this "
+                                                   r"machine's"):
+        record("linucb", "classification-bandit", n=3, rows=10**10, seed=0)

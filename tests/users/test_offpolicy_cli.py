@@ -93,3 +93,48 @@ def test_a_parquet_log_is_read_and_a_duplicate_csv_column_refused(tmp_path, caps
     (tmp_path / "dup.csv").write_text("action,cost,propensity,x0,action\n0,0.5,0.5,1,1\n1,0.5,0.5,1,0\n")
     assert main(["offpolicy", str(tmp_path / "dup.csv"), "--policy", f"{tmp_path}/pols.py:first"]) == 2
     assert "names the column 'action' twice, as columns 1 and 5" in capsys.readouterr().err
+
+
+RAISING = '''import sys
+def divides(contexts):
+    return 1 / 0
+def quits(contexts):
+    raise SystemExit(3)
+'''
+
+
+def test_a_policy_that_raises_or_exits_is_said_in_one_line(tmp_path, capsys):
+    import pytest
+
+    (tmp_path / "pols.py").write_text(RAISING)
+    simulated = ["offpolicy", "--simulate", "classification-bandit", "-n", "3", "--rows", "200", "--estimator", "ips"]
+    assert main([*simulated, "--policy", f"{tmp_path}/pols.py:divides"]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and len(err.strip().splitlines()) <= 2  # a note on where the file is, the error
+    assert f"--policy '{tmp_path}/pols.py:divides' raised ZeroDivisionError: division by zero (at {tmp_path}/pols.py:3" in err
+    assert main([*simulated, "--policy", f"{tmp_path}/pols.py:quits"]) == 2
+    assert "--policy" in (err := capsys.readouterr().err) and "exited with sys.exit(3)" in err
+    with pytest.raises(Exception) as raised:  # --traceback: the whole story, the policy's own error its cause
+        main(["--traceback", *simulated, "--policy", f"{tmp_path}/pols.py:divides"])
+    assert isinstance(raised.value.__cause__, ZeroDivisionError)
+
+
+def test_what_the_command_is_told_is_said_back_as_given(tmp_path, capsys, monkeypatch):
+    import pytest
+
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "here").mkdir()
+    (tmp_path / "elsewhere" / "pols.py").write_text(POLICIES)
+    monkeypatch.chdir(tmp_path / "here")
+    simulated = ["offpolicy", "--simulate", "classification-bandit", "-n", "3"]
+    assert main([*simulated, "--rows", "300", "--policy", "../elsewhere/pols.py:first"]) == 0
+    out, err = capsys.readouterr()
+    assert "imports 1 file from outside the working folder" in err and "../elsewhere/pols.py" in err
+    assert out.count("central limit theorem") == 1  # what the intervals are, said once
+    assert main([*simulated, "--rows", "100000000", "--policy", "../elsewhere/pols.py:first"]) == 2
+    assert "--rows 100,000,000: a simulated log of 3 arms" in (err := capsys.readouterr().err) and "GiB" in err
+    with pytest.raises(SystemExit):
+        main([*simulated, "--policy", "../elsewhere/pols.py:first", "--rho", "0.1", "--cost-bound", "-1"])
+    assert "expected M > 0 (every cost in [-M, M]) or LO,HI with LO < HI; got '-1'" in capsys.readouterr().err
+    assert main([*simulated, "--policy", "../elsewhere/pols.py:first", "--min-propensity", "0.2"]) == 2
+    assert "the estimates and their intervals use neither" in capsys.readouterr().err
