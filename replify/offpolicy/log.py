@@ -411,8 +411,13 @@ class Log:
         w = getattr(seq, "support_weights", None)
         w = np.full(support, 1.0 / support) if w is None else np.asarray(w, dtype=np.float64)
         if w.shape != (support,) or not np.isfinite(w).all() or (w < 0).any() or abs(w.sum() - 1.0) > 1e-9:
-            raise InvalidArgumentError(f"{type(seq).__name__}.support_weights must be {support} probabilities adding "
-                                       f"up to 1, one per row of its support; got shape {w.shape}")
+            owner = f"{type(seq).__name__}.support_weights"
+            if w.shape != (support,):
+                raise InvalidArgumentError(f"{owner} must be {support} probabilities adding up to 1, one per row of its "
+                                           f"support; got shape {w.shape}")
+            _bad_row(owner, np.isfinite(w) & (w >= 0), w, "a probability >= 0 (one per row of the support)")
+            raise InvalidArgumentError(f"{owner} must be {support} probabilities adding up to 1, one per row of its "
+                                       f"support; they add up to {w.sum()!r}")
         prob = logging_probabilities(logging, x, n)  # (R, n): the logging policy on every row of the support
         counts = rng.multinomial(rows, (w[:, None] * prob).ravel() / (w[:, None] * prob).sum()).reshape(support, n)
         r, a = np.nonzero(counts)
@@ -583,11 +588,14 @@ def logging_probabilities(logging: Any, contexts: np.ndarray, n: int) -> np.ndar
 def policy_probabilities(policy: Callable[[np.ndarray], Any], log: Log) -> np.ndarray:
     """A target policy's probabilities of every arm on every row of ``log`` (rows, n): ``policy``
     maps the contexts (all rows at once) to arms (rows,) or to probabilities (rows, n)."""
-    return probabilities_on(policy, log.contexts, log.n)
+    return probabilities_on(policy, log.contexts, log.n, n_origin=log.n_origin)
 
 
-def probabilities_on(policy: Callable[[np.ndarray], Any], contexts: np.ndarray, n: int) -> np.ndarray:
-    """:func:`policy_probabilities` on ``contexts`` (rows, n, d) or (rows, d) of ``n`` arms."""
+def probabilities_on(policy: Callable[[np.ndarray], Any], contexts: np.ndarray, n: int, *,
+                     n_origin: str | None = None) -> np.ndarray:
+    """:func:`policy_probabilities` on ``contexts`` (rows, n, d) or (rows, d) of ``n`` arms (inferred
+    from ``n_origin``, in words, where it was not given: a refusal says so)."""
+    whence = "" if n_origin is None else f" (n = {n}, inferred from {n_origin}; give n if the log has more arms)"
     if not callable(policy):
         raise InvalidArgumentError(f"policy must be a function of the contexts (rows at once) returning arms or "
                                    f"probabilities; got {type(policy).__name__}")
@@ -596,7 +604,7 @@ def probabilities_on(policy: Callable[[np.ndarray], Any], contexts: np.ndarray, 
     if got.shape == (rows,) and got.dtype.kind in "iu":
         if got.min() < 0 or got.max() >= n:
             i = int(np.argmax((got < 0) | (got >= n)))
-            raise InvalidArgumentError(f"policy: row {i} is arm {int(got[i])}, outside [0, {n})")
+            raise InvalidArgumentError(f"policy: row {i} is arm {int(got[i])}, outside [0, {n}){whence}")
         out = np.zeros((rows, n))
         out[np.arange(rows), got] = 1.0
         return out
@@ -606,8 +614,10 @@ def probabilities_on(policy: Callable[[np.ndarray], Any], contexts: np.ndarray, 
             i = int(np.argmin(ok))
             raise InvalidArgumentError(f"policy: row {i} is {got[i].tolist()}; expected probabilities adding up to 1")
         return got.astype(np.float64)
+    if n_origin is not None and got.ndim == 2 and got.shape[0] == rows:
+        whence = f" (n = {n}, inferred from {n_origin}; the policy gave {got.shape[1]} columns: give n if the log has more arms)"
     raise InvalidArgumentError(f"policy(contexts) must return integer arms of shape ({rows},) or probabilities of shape "
-                               f"({rows}, {n}); got {got.dtype} of shape {got.shape}")
+                               f"({rows}, {n}); got {got.dtype} of shape {got.shape}{whence}")
 
 
 def _scores(model: Callable[[np.ndarray], Any], contexts: np.ndarray, n: int) -> np.ndarray:
@@ -619,14 +629,19 @@ def _scores(model: Callable[[np.ndarray], Any], contexts: np.ndarray, n: int) ->
     return s
 
 
+def check_epsilon(epsilon: Any) -> float:
+    """ε-greedy's exploration rate, a real number in (0, 1] (numpy's too; booleans refused), as a float."""
+    if isinstance(epsilon, (bool, np.bool_)) or not (isinstance(epsilon, numbers.Real) and 0.0 < epsilon <= 1.0):
+        raise InvalidArgumentError(f"epsilon must be in (0, 1] (every arm then has probability at least epsilon / n); "
+                                   f"got {epsilon!r}")
+    return float(epsilon)  # a numpy float32 would carry its precision into the propensities
+
+
 def epsilon_greedy(model: Callable[[np.ndarray], Any], epsilon: float | np.floating,
                    n: int) -> Callable[[np.ndarray], np.ndarray]:
     """A logging policy: the arm of least ``model`` score (rows, n) with probability 1 − ε, a
     uniform arm with probability ε (every propensity at least ε/n, its ``min_propensity``)."""
-    if isinstance(epsilon, (bool, np.bool_)) or not (isinstance(epsilon, numbers.Real) and 0.0 < epsilon <= 1.0):
-        raise InvalidArgumentError(f"epsilon must be in (0, 1] (every arm then has probability at least epsilon / n); "
-                                   f"got {epsilon!r}")
-    epsilon = float(epsilon)  # a numpy float32 would carry its precision into the propensities
+    epsilon = check_epsilon(epsilon)
 
     def probabilities(contexts: np.ndarray) -> np.ndarray:
         best = np.argmin(_scores(model, contexts, n), axis=1)

@@ -776,3 +776,33 @@ def test_a_log_too_large_for_memory_is_refused_before_it_is_drawn():
     with pytest.raises(InvalidArgumentError, match=r"rows 10,000,000,000: a simulated log of 3 arms, .* more than this "
                                                    r"machine's"):
         record("linucb", "classification-bandit", n=3, rows=10**10, seed=0)
+
+
+def test_messages_say_where_n_came_from_and_what_was_wrong():
+    x, a = np.zeros((6, 2)), np.array([0, 1, 2, 0, 1, 2])
+    log = Log.from_arrays(contexts=x, actions=a, costs=np.zeros(6), propensities=np.full(6, 1 / 3))
+    four = lambda contexts: np.full((contexts.shape[0], 4), 0.25)  # noqa: E731
+    with pytest.raises(InvalidArgumentError, match=r"n = 3, inferred from the largest action \+ 1; the policy gave 4 "
+                                                   "columns"):
+        estimate(log, four, "ips")
+    given = Log.from_arrays(contexts=x, actions=a, costs=np.zeros(6), propensities=np.full(6, 1 / 3), n=3)
+    with pytest.raises(InvalidArgumentError, match=r"got float64 of shape \(6, 4\)$"):  # n given: nothing to add
+        estimate(given, four, "ips")
+
+    class Support:  # a finite-support adversary whose weights add up to 1 with a negative one
+        def sample_contexts(self, rng, start, stop):
+            return np.zeros((stop - start, 3, 2)), np.zeros((stop - start, 3)), np.zeros((stop - start, 3))
+
+        def context_support(self):
+            return np.zeros((2, 3, 2)), np.zeros((2, 3)), np.zeros((2, 3))
+
+        support_weights = np.array([-0.5, 1.5])
+
+    with pytest.raises(InvalidArgumentError, match=r"support_weights: row 0 is -0.5; expected a probability >= 0"):
+        Log.simulate(Support(), n=3, rows=10, seed=0, compact=True)
+    # numpy's real numbers are numbers, as everywhere else (booleans are not)
+    assert record("linucb", "classification-bandit", n=3, rows=20, seed=0, epsilon=np.float32(0.5)).min_propensity \
+        == pytest.approx(0.5 / 3)
+    from replify.errors import ReplifyError
+    with pytest.raises(ReplifyError, match="epsilon"):
+        record("linucb", "classification-bandit", n=3, rows=20, seed=0, epsilon=np.True_)
