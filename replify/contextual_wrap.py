@@ -11,6 +11,7 @@ from typing import Any, Callable, Mapping
 from replify.base.references import is_reference, load_reference
 from replify.components.contextual_conversion import ReplicableContextual
 from replify.errors import InvalidArgumentError
+from replify.plugins.factory import check_accepts
 from replify.plugins.registry import registry
 from replify.plugins.specs import LearnerSpec
 
@@ -54,6 +55,11 @@ def check_contextual_options(options: Mapping[str, Any], *, problem: Any) -> Non
 def build_contextual(target: tuple[Callable[..., Any], str], options: Mapping[str, Any]) -> ReplicableContextual:
     """The conversion around ``target`` (from :func:`contextual_target`) with ``options``."""
     factory, name = target
+    params = dict(options.get("learner_params") or {})
+    if not set(params) & {"n", "horizon", "rng", "rho"}:  # those the conversion refuses, in its own words
+        # an unknown parameter named with the learner and what it takes, not the factory's bare TypeError
+        check_accepts(factory, {"n": None, "horizon": None, "rng": None, **params}, what=f"learner {name!r}",
+                      missing_ok=True)
     return ReplicableContextual(
         factory, n=options["n"], horizon=options["horizon"], rho=options["rho"], seed=options["seed"],
         model=options.get("model"), cost_scale=options.get("cost_scale"), feature_bound=options.get("feature_bound"),

@@ -16,7 +16,7 @@ import numpy as np
 
 import replify
 from replify.base.checks import check_path, check_step_size
-from replify.cli.outputs import check_outputs, input_files, write_json
+from replify.cli.outputs import check_outputs, input_files, say_outside_files, write_json
 from replify.cli.text import report_table
 from replify.components.bandits import reference_learners
 from replify.engine import limits
@@ -116,6 +116,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     for key in ("block_size", "eps"):
         if getattr(args, key) is not None:
             overrides[key] = getattr(args, key)
+    say_outside_files("run", [args.name, args.adversary])
     learner = learner_arg(args.name, label=args.label, argument="NAME")
     adversary = adversary_arg(args.adversary, argument="--adversary")
     adversary_params, spread = _adversary_params(args)
@@ -156,6 +157,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
+    say_outside_files("calibrate", [args.name])
     learner = learner_arg(args.name, argument="NAME")
     grid = _grid(args.grid)
     check_outputs(args, inputs=input_files([learner.obj], grid or [], [args.name]))
@@ -185,6 +187,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 
 
 def cmd_stress(args: argparse.Namespace) -> int:
+    say_outside_files("stress", [args.name])
     learner, params = learner_arg(args.name, argument="NAME"), _params(args.param)
     check_outputs(args, inputs=input_files([learner.obj], [params], [args.name]))
     result = replify.stress(learner.obj, n=args.n, horizon=args.T, rho=args.rho, budget=args.budget, seed=args.seed,
@@ -244,7 +247,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
                    output_option=("--output" if args.output else "the config's output" if config.get("output")
                                   else "the results file (CONFIG.jsonl)"),
                    plot_option="--plot" if args.plot or not config.get("plot") else "the config's plot")
-    _say_outside_files(path, references)
+    say_outside_files("sweep", references, path.resolve().parent, path.name, "its folder")
     result = replify.sweep(
         learners=config["learners"], adversaries=config["adversaries"], horizons=config["horizons"], ns=config["ns"],
         rhos=config.get("rhos", [None]), block_multipliers=config.get("block_multipliers", [1.0]),
@@ -302,26 +305,6 @@ def _beside(config: Path, item: Any) -> Any:
     if where.endswith(".py") and not Path(where).is_absolute() and (config.parent / where).is_file():
         return f"{config.parent / where}:{name}"
     return item
-
-
-def _say_outside_files(config: Path, references: Sequence[Any]) -> None:
-    """A config's ``"file.py:Name"`` references to files outside its own folder, named on stderr
-    before any is imported: importing a file runs its code, and a config handed on (or copied from
-    elsewhere) should not run code from elsewhere without a word."""
-    home = config.resolve().parent
-    outside: dict[Path, str] = {}  # each file once, as first written
-    for ref in references:
-        if not is_reference(ref):
-            continue
-        where = ref.rpartition(":")[0]
-        if not where.endswith(".py"):
-            continue  # a module reference: imported as any installed package is
-        file = Path(where).resolve()
-        if not file.is_relative_to(home):
-            outside.setdefault(file, f"{where} ({file})" if str(file) != where else where)
-    if outside:
-        print(f"replify sweep: {config.name} imports {len(outside)} file{'s' if len(outside) > 1 else ''} from outside "
-              f"its folder {home}, which runs their code: {', '.join(outside.values())}", file=sys.stderr)
 
 
 def _bar(args: argparse.Namespace) -> bool | None:

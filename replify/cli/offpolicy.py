@@ -1,28 +1,69 @@
 """``replify offpolicy``: estimates of your policies from a log, and replicable decisions
-(docs/offpolicy.md). The log is a CSV file (``action``, ``cost``, ``propensity``, ``x0``, ``x1``, …)
-or, with ``--simulate NAME``, one simulated from a registered contextual adversary under uniform
+(docs/offpolicy.md). The log is a CSV or Parquet file (``action``, ``cost``, ``propensity``, ``x0``,
+``x1``, …) or, with ``--simulate NAME``, one simulated from a registered contextual adversary under uniform
 logging (``--simulate classification-bandit``: the wine data as a log)."""
 
 from __future__ import annotations
 
 import argparse
-from typing import Any
+import math
+import traceback
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
 
 from replify.base.checks import check_rho
 from replify.base.references import load_reference
-from replify.errors import InvalidArgumentError
+from replify.cli.outputs import say_outside_files
+from replify.errors import InvalidArgumentError, ReplifyError
 from replify.offpolicy import ESTIMATORS, Log, Replicable, estimate, replicable_value, select
+from replify.offpolicy.log import check_simulated_size, logged_system
 
 
 def _cost_bound(text: str) -> float | tuple[float, float]:
-    """``--cost-bound``: M or LO,HI."""
+    """``--cost-bound``: M (every cost in [-M, M], M > 0) or LO,HI (LO < HI), finite numbers."""
     try:
         parts = [float(v) for v in text.split(",")]
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected M or LO,HI (numbers); got {text!r}") from None
-    if len(parts) not in (1, 2):
-        raise argparse.ArgumentTypeError(f"expected M or LO,HI; got {text!r}")
+    if len(parts) not in (1, 2) or not all(math.isfinite(v) for v in parts):
+        raise argparse.ArgumentTypeError(f"expected M or LO,HI (finite numbers); got {text!r}")
+    if len(parts) == 1 and parts[0] <= 0:
+        raise argparse.ArgumentTypeError(f"expected M > 0 (every cost in [-M, M]) or LO,HI with LO < HI; got {text!r}")
+    if len(parts) == 2 and parts[0] >= parts[1]:
+        raise argparse.ArgumentTypeError(f"expected LO,HI with LO < HI (every cost in [LO, HI]); got {text!r}")
     return parts[0] if len(parts) == 1 else (parts[0], parts[1])
+
+
+def _guarded(ref: str, policy: Callable[[np.ndarray], Any]) -> Callable[[np.ndarray], Any]:
+    """``policy`` (``--policy ref``), whose failures are said in one line naming it and where it
+    raised (its traceback kept as the cause, which ``--traceback`` shows), and whose ``sys.exit``
+    is said, with its code, rather than ending replify without a word."""
+    def call(contexts: np.ndarray) -> Any:
+        try:
+            return policy(contexts)
+        except ReplifyError:
+            raise
+        except SystemExit as exc:
+            raise InvalidArgumentError(f"--policy {ref!r} exited with sys.exit({exc.code!r}) as it was called; expected "
+                                       "a function of the contexts returning arms or probabilities") from exc
+        except Exception as exc:  # the user's code failed: said, with where, as one line
+            frame = traceback.extract_tb(exc.__traceback__)[-1]
+            raise InvalidArgumentError(f"--policy {ref!r} raised {type(exc).__name__}: {exc} (at {frame.filename}:"
+                                       f"{frame.lineno}, in {frame.name}; --traceback shows it all)") from exc
+    return call
+
+
+def _is_parquet(path: str) -> bool:
+    """A Parquet log: named ``.parquet`` or ``.pq``, or starting with Parquet's magic bytes ``PAR1``."""
+    if Path(path).suffix.lower() in (".parquet", ".pq"):
+        return True
+    try:
+        with open(path, "rb") as f:
+            return f.read(4) == b"PAR1"
+    except OSError:  # unreadable: Log.from_csv says why
+        return False
 
 
 def add_offpolicy(sub: Any, formatter: Any) -> None:
@@ -31,7 +72,8 @@ def add_offpolicy(sub: Any, formatter: Any) -> None:
                         formatter_class=formatter,
                         epilog="example: replify offpolicy --simulate classification-bandit -n 3 --rows 20000 "
                                "--policy mypolicies.py:Greedy --policy mypolicies.py:Random --rho 0.1")
-    op.add_argument("log", metavar="LOG", nargs="?", help="a CSV log: columns action, cost, propensity, x0, x1, ...")
+    op.add_argument("log", metavar="LOG", nargs="?", help="a CSV or Parquet log (.parquet, .pq, or Parquet's PAR1 "
+                    "bytes; needs pyarrow): columns action, cost, propensity, x0, x1, ...")
     op.add_argument("--simulate", metavar="NAME", help="instead of LOG, a log simulated from this registered contextual "
                     "adversary under uniform logging")
     op.add_argument("-n", type=int, help="the number of arms (a CSV log: by default the largest action + 1)")
@@ -68,18 +110,25 @@ def cmd_offpolicy(args: argparse.Namespace) -> int:
                  if value is not None]
         if given:
             raise InvalidArgumentError(f"{' and '.join(given)} {'serve' if len(given) > 1 else 'serves'} the "
-                                       "certificate of --rho; give --rho too (without it, ignored)")
+                                       "certificate of --rho; give --rho too: the estimates and their intervals use "
+                                       "neither the logging policy's least propensity nor a cost bound, so without "
+                                       "--rho it would change nothing")
     else:
         check_rho(args.rho, "--rho")
     if args.simulate is not None:
         if args.n is None:
             raise InvalidArgumentError("--simulate needs -n, the number of arms")
+        # --rows 100000000: refused with the memory it needs, before anything is drawn
+        check_simulated_size(logged_system(args.simulate, n=args.n, rows=args.rows, instance_seed=0,
+                                           adversary_params=None), n=args.n, rows=args.rows, argument="--rows")
         log = Log.simulate(args.simulate, n=args.n, rows=args.rows, seed=args.seed)
     else:
         bound = args.cost_bound
         cost_range = None if bound is None else ((-bound, bound) if isinstance(bound, float) else bound)
-        log = Log.from_csv(args.log, n=args.n, min_propensity=args.min_propensity, cost_range=cost_range)
-    policies = [(ref, load_reference(ref, argument="--policy")) for ref in args.policy]
+        read = Log.from_parquet if _is_parquet(args.log) else Log.from_csv
+        log = read(args.log, n=args.n, min_propensity=args.min_propensity, cost_range=cost_range)
+    say_outside_files("offpolicy", args.policy)
+    policies = [(ref, _guarded(ref, load_reference(ref, argument="--policy"))) for ref in args.policy]
     decisions: list[str] = []
     if args.rho is not None:  # first: everything the certificate needs is checked before anything is printed
         kw = dict(rho=args.rho, seed=args.seed, min_propensity=args.min_propensity, cost_bound=args.cost_bound)
@@ -90,13 +139,18 @@ def cmd_offpolicy(args: argparse.Namespace) -> int:
             chosen = select(log, [p for _, p in policies], **kw)
             decisions.append(f"  replicable choice: {policies[chosen.chosen][0]} {_claim(chosen)}")
     print(f"{log.name}: {log.rows} rows, {log.n} arms")
+    kinds: dict[str, list[str]] = {}  # what each estimator's numbers are, said once below them
     for ref, policy in policies:
         for name in args.estimator or ESTIMATORS:
             e = estimate(log, policy, name)
             interval = "no interval (the model's bias)" if e.interval is None else \
                 f"{e.confidence:.0%} [{e.interval[0]:.5g}, {e.interval[1]:.5g}]"
             truth = "" if e.true_value is None else f"   true {e.true_value:.5g}"
-            print(f"  {ref:<28} {name:<6} {e.value:.5g}   {interval}{truth}   ({e.kind})")
+            print(f"  {ref:<28} {name:<6} {e.value:.5g}   {interval}{truth}")
+            if name not in kinds.setdefault(e.kind, []):
+                kinds[e.kind].append(name)
+    for kind, names in kinds.items():
+        print(f"  ({', '.join(names)}: {kind})")
     for line in decisions:
         print(line)
     return 0

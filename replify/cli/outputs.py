@@ -103,6 +103,31 @@ def input_files(objects: Iterable[Any] = (), params: Iterable[Any] = (), referen
     return found
 
 
+def say_outside_files(command: str, references: Iterable[Any], home: Path | None = None,
+                      who: str = "the command", where: str = "the working folder") -> None:
+    """``"file.py:Name"`` references to files outside ``home`` (by default the working folder),
+    named on stderr before any is imported: importing a file runs its code, and a command typed (or
+    a config copied) from elsewhere should not run code from elsewhere without a word."""
+    home = (home or Path.cwd()).resolve()
+    outside: dict[Path, str] = {}  # each file once, as first written
+    for ref in references:
+        if not is_reference(ref):
+            continue
+        file_ref = ref.rpartition(":")[0]
+        if not file_ref.endswith(".py"):
+            continue  # a module reference: imported as any installed package is
+        try:
+            file = Path(file_ref).expanduser().resolve()
+        except (OSError, ValueError):  # a NUL byte, say: loading the reference refuses it, in its words
+            continue
+        if not file.is_relative_to(home):
+            outside.setdefault(file, f"{file_ref} ({file})" if str(file) != file_ref else file_ref)
+    if outside:
+        many = len(outside) > 1
+        print(f"replify {command}: {who} imports {len(outside)} file{'s' if many else ''} from outside {where} {home}, "
+              f"which runs {'their' if many else 'its'} code: {', '.join(outside.values())}", file=sys.stderr)
+
+
 def _source_file(obj: Any) -> Path | None:
     if isinstance(obj, str) or obj is None:
         return None

@@ -13,9 +13,12 @@ true value of a policy is known (:meth:`Log.true_value`).
 
 from __future__ import annotations
 
+import copy
 import csv
+import io
 import math
 import numbers
+import os
 import re
 from pathlib import Path
 from typing import Any, Callable
@@ -23,7 +26,7 @@ from typing import Any, Callable
 import attrs
 import numpy as np
 
-from replify.base.checks import as_float_array
+from replify.base.checks import as_float_array, byte_size
 from replify.base.randomness import Seed, seed_sequence
 from replify.engine.declarations import declared_bounds
 from replify.errors import InvalidArgumentError, MissingExtraError
@@ -38,7 +41,13 @@ def _bad_row(name: str, ok: np.ndarray, values: np.ndarray, expected: str) -> No
         raise InvalidArgumentError(f"{name}: row {i} is {value!r}; expected {expected}")
 
 
+#: How a refused row starts (:func:`_bad_row`): a file log adds where it is in the file.
+_BAD_ROW = re.compile(r"(\w+): row (\d+) ")
+
+
 def _real(name: str, values: Any, ndim: tuple[int, ...]) -> np.ndarray:
+    """``values`` as the log's own float64 array: a copy (nothing the caller keeps can change it,
+    and the caller's array stays as it was), read-only."""
     try:
         raw = np.asarray(values)
     except (TypeError, ValueError):  # ragged nested lists
@@ -48,20 +57,140 @@ def _real(name: str, values: Any, ndim: tuple[int, ...]) -> np.ndarray:
     a = as_float_array(name, raw)  # strings, complex numbers and objects refused, not converted
     if a.ndim not in ndim:
         raise InvalidArgumentError(f"{name} must have {' or '.join(f'{k} dimensions' for k in ndim)}; got shape {a.shape}")
+    return _own(a, raw)
+
+
+def _own(a: np.ndarray, raw: np.ndarray) -> np.ndarray:
+    """``a``, copied unless converting ``raw`` already made it a new array, and made read-only."""
+    if np.may_share_memory(a, raw):
+        a = a.copy()
+    a.flags.writeable = False
     return a
+
+
+def _arms(actions: Any, rows: int, costs: Any, x: np.ndarray) -> np.ndarray:
+    """The actions as they came (integers, or floats holding integers), shape (rows,) checked."""
+    a = np.asarray(actions)
+    if a.shape != (rows,):
+        if a.ndim == 1 and np.shape(costs) == a.shape:  # actions and costs agree: the contexts are off
+            raise InvalidArgumentError(f"contexts must have one row per action: {a.shape[0]} actions and costs; "
+                                       f"got contexts of shape {x.shape}")
+        raise InvalidArgumentError(f"actions must have one entry per row of contexts, shape ({rows},); got {a.shape}")
+    if a.dtype.kind not in "iuf":  # booleans, complex numbers and strings are not arms
+        raise InvalidArgumentError(f"actions must be integer arms; got dtype {a.dtype}")
+    if a.dtype.kind == "f":
+        whole = np.isfinite(a) & (a == np.round(a))
+        if not whole.all():
+            _bad_row("actions", whole, a, "an integer arm")
+    return a
+
+
+def _number_of_arms(n: Any, x: np.ndarray, dist: np.ndarray | None, a: np.ndarray) -> tuple[int, str | None]:
+    """``n`` checked, or inferred (the contexts' (rows, n, d), else the distribution's columns, else
+    the largest action + 1), and where an inferred one came from (None: given)."""
+    origin = None
+    if n is None:
+        if x.ndim == 3:
+            n, origin = x.shape[1], "the contexts' shape (rows, n, d)"
+        elif dist is not None:
+            n, origin = dist.shape[1], "the distribution's columns"
+        else:
+            n, origin = int(a.max()) + 1, "the largest action + 1"
+            if n < 2:
+                raise InvalidArgumentError(f"n: the largest action is {n - 1}, so the log shows fewer than 2 arms; "
+                                           "give n, the number of arms")
+            if n > MAX_INFERRED_ARMS:
+                i = int(np.argmax(a))
+                raise InvalidArgumentError(f"actions: row {i} is {a[i].item()!r}, so n (inferred from the largest "
+                                           f"action + 1) would be {n:,}; expected arms below {MAX_INFERRED_ARMS:,} "
+                                           "(give n, the number of arms, to take more)")
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 2:
+        raise InvalidArgumentError(f"n must be an integer >= 2, the number of arms; got {n!r}")
+    return int(n), origin
+
+
+#: The most arms a log's largest action may imply when ``n`` is not given: a stray value (a 64-bit
+#: integer's maximum, a row id in the action column) would otherwise become a log of billions of
+#: arms, whose (rows, n) probabilities no estimate could hold.
+MAX_INFERRED_ARMS = 1 << 20
+
+
+def _checked(*, contexts: Any, actions: Any, costs: Any, propensities: Any, n: Any, distribution: Any, means: Any,
+             name: Any, min_propensity: Any, weights: Any, cost_range: Any) -> dict[str, Any]:
+    """Every field of a :class:`Log`, checked row by row, as the log's own read-only arrays (module
+    docstring; :meth:`Log.from_arrays` says what is checked)."""
+    if not isinstance(name, str):
+        raise InvalidArgumentError(f"name must be a string, the log's name; got {type(name).__name__}")
+    x = _real("contexts", contexts, (2, 3))
+    rows = x.shape[0]
+    if rows == 0:
+        raise InvalidArgumentError(f"contexts: the log {name!r} has no rows; expected at least one logged interaction")
+    a = _arms(actions, rows, costs, x)
+    c = _real("costs", costs, (1,))
+    p = _real("propensities", propensities, (1,))
+    for nm, v in (("costs", c), ("propensities", p)):
+        if v.shape != (rows,):
+            raise InvalidArgumentError(f"{nm} must have one entry per row of contexts, shape ({rows},); got {v.shape}")
+    dist = None if distribution is None else _real("distribution", distribution, (2,))
+    n, origin = _number_of_arms(n, x, dist, a)
+    if x.ndim == 3 and x.shape[1] != n:
+        raise InvalidArgumentError(f"contexts of shape (rows, n, d) must have n={n} arms; got shape {x.shape}")
+    _bad_row("contexts", np.isfinite(x.reshape(rows, -1)).all(axis=1), x, "finite features")
+    _bad_row("actions", (a >= 0) & (a < n), a, f"an arm in [0, {n})")  # on the given dtype: uint64 is not wrapped
+    a = a.astype(np.int64)  # a copy: the log's own
+    a.flags.writeable = False
+    _bad_row("costs", np.isfinite(c), c, "a finite cost")
+    _bad_row("propensities", (p > 0) & (p <= 1), p, "a probability in (0, 1] (the logging policy's for the action taken)")
+    if dist is not None:
+        if dist.shape != (rows, n):
+            raise InvalidArgumentError(f"distribution must have shape (rows, n) = ({rows}, {n}); got {dist.shape}")
+        ok = np.isfinite(dist).all(axis=1) & (dist >= 0).all(axis=1) & (np.abs(dist.sum(axis=1) - 1) <= 1e-9)
+        _bad_row("distribution", ok, dist, "probabilities of the n arms adding up to 1")
+        _bad_row("propensities", np.abs(dist[np.arange(rows), a] - p) <= 1e-9, p,
+                 "the distribution's probability of the action taken")
+    m = None if means is None else _real("means", means, (2,))
+    if m is not None:
+        if m.shape != (rows, n):
+            raise InvalidArgumentError(f"means must have shape (rows, n) = ({rows}, {n}); got {m.shape}")
+        _bad_row("means", np.isfinite(m).all(axis=1), m, "finite expected costs")
+    if min_propensity is not None:
+        if isinstance(min_propensity, (bool, np.bool_)) or not isinstance(min_propensity, numbers.Real) \
+                or not 0 < min_propensity <= 1:
+            raise InvalidArgumentError(f"min_propensity must be in (0, 1]; got {min_propensity!r}")
+        _bad_row("propensities", p >= min_propensity * (1 - 1e-12), p, f"at least min_propensity={min_propensity:g}")
+        min_propensity = float(min_propensity)
+    if cost_range is not None:
+        cr = np.asarray(cost_range) if not isinstance(cost_range, (str, bytes)) else np.asarray([])
+        if cr.shape != (2,) or cr.dtype.kind not in "iuf" or not (np.isfinite(cr).all() and cr[0] < cr[1]):
+            raise InvalidArgumentError(f"cost_range must be (lo, hi), finite numbers with lo < hi; got {cost_range!r:.80}")
+        cost_range = (float(cr[0]), float(cr[1]))
+        _bad_row("costs", (c >= cost_range[0]) & (c <= cost_range[1]), c, f"a cost in cost_range={list(cost_range)}")
+    if weights is not None:
+        raw = np.asarray(weights)
+        if raw.shape != (rows,) or raw.dtype.kind not in "iu":
+            raise InvalidArgumentError(f"weights must be integers of shape ({rows},), how many interactions each stored "
+                                       f"row stands for; got {raw.dtype} of shape {raw.shape}")
+        _bad_row("weights", raw >= 1, raw, "a count >= 1 (the interactions the row stands for)")
+        weights = raw.astype(np.int64)
+        weights.flags.writeable = False
+    return dict(contexts=x, actions=a, costs=c, propensities=p, n=n, distribution=dist, means=m, name=name,
+                min_propensity=min_propensity, weights=weights, cost_range=cost_range, n_origin=origin)
 
 
 @attrs.frozen(eq=False)
 class Log:
     """Logged interactions (module docstring). ``distribution`` (rows, n), the logging policy's
     probabilities of every arm, and ``means`` (rows, n), every arm's expected cost given the row's
-    contexts, are optional (a simulated log has both)."""
+    contexts, are optional (a simulated log has both). However it is built (``Log(...)``,
+    :meth:`from_arrays`, ``attrs.evolve``), every row is checked as :meth:`from_arrays` says, and the
+    log holds read-only copies: what the caller keeps can neither change it nor be changed by it."""
 
     contexts: np.ndarray
     actions: np.ndarray
     costs: np.ndarray
     propensities: np.ndarray
-    n: int
+    #: the number of arms (None: inferred as :meth:`from_arrays` says)
+    n: int = None  # type: ignore[assignment]  (an int once built)
     distribution: np.ndarray | None = None
     means: np.ndarray | None = None
     name: str = "log"
@@ -72,6 +201,23 @@ class Log:
     #: (lo, hi), the range every cost of the logged system lies in, where declared (a simulated
     #: log: its adversary's ``cost_bounds``); replify.offpolicy.select's certificates use it
     cost_range: tuple[float, float] | None = None
+    #: where an inferred ``n`` came from, in words (None: given), for messages that depend on it
+    n_origin: str | None = attrs.field(default=None, init=False, repr=False)
+
+    def __attrs_post_init__(self) -> None:
+        # every construction is checked, not only the named constructors': a log with a zero
+        # propensity or a NaN cost would give NaN estimates without a word
+        fields = {f.name: getattr(self, f.name) for f in attrs.fields(Log) if f.init}
+        for key, value in _checked(**fields).items():
+            object.__setattr__(self, key, value)
+
+    def _derived(self, **changes: Any) -> Log:
+        """This log with fields replaced by ones derived from its checked rows (a subset of them, new
+        weights), which keep every row-wise check: not checked again, for speed."""
+        out = copy.copy(self)  # no __init__, so no second pass over the rows
+        for key, value in changes.items():
+            object.__setattr__(out, key, value)
+        return out
 
     @property
     def rows(self) -> int:
@@ -104,77 +250,17 @@ class Log:
         """A log from arrays, every row checked: contexts (rows, n, d) or (rows, d), actions in [0, n),
         finite costs, propensities in (0, 1] (and equal to the distribution's entry for the action
         taken, where the distribution is given). ``n`` defaults to the contexts' (rows, n, d), else
-        to the distribution's, else to the largest action + 1. ``min_propensity``: the logging
+        to the distribution's, else to the largest action + 1. ``distribution`` (rows, n): the
+        logging policy's probabilities of every arm on each row; ``means`` (rows, n): every arm's
+        expected cost on each row, where it is known (a simulated log: what :meth:`true_value`
+        needs). ``min_propensity``: the logging
         policy's smallest probability of any arm, where it is known (no logged propensity may be below it);
         ``cost_range``: (lo, hi), the range of every cost of the logged system, where it is known (no
-        logged cost may lie outside it)."""
-        x = _real("contexts", contexts, (2, 3))
-        rows = x.shape[0]
-        if rows == 0:
-            raise InvalidArgumentError(f"contexts: the log {name!r} has no rows; expected at least one logged interaction")
-        a = np.asarray(actions)
-        if a.shape != (rows,):
-            if a.ndim == 1 and np.shape(costs) == a.shape:  # actions and costs agree: the contexts are off
-                raise InvalidArgumentError(f"contexts must have one row per action: {a.shape[0]} actions and costs; "
-                                           f"got contexts of shape {x.shape}")
-            raise InvalidArgumentError(f"actions must have one entry per row of contexts, shape ({rows},); got {a.shape}")
-        if a.dtype.kind not in "iuf":  # booleans, complex numbers and strings are not arms
-            raise InvalidArgumentError(f"actions must be integer arms; got dtype {a.dtype}")
-        if a.dtype.kind not in "iu":
-            frac = a.dtype.kind == "f" and np.isfinite(a).all() and (a == np.round(a)).all()
-            if not frac:
-                raise InvalidArgumentError(f"actions must be integer arms; got dtype {a.dtype}")
-            a = a.astype(np.int64)
-        c = _real("costs", costs, (1,))
-        p = _real("propensities", propensities, (1,))
-        for nm, v in (("costs", c), ("propensities", p)):
-            if v.shape != (rows,):
-                raise InvalidArgumentError(f"{nm} must have one entry per row of contexts, shape ({rows},); got {v.shape}")
-        dist = None if distribution is None else _real("distribution", distribution, (2,))
-        if n is None:
-            n = x.shape[1] if x.ndim == 3 else dist.shape[1] if dist is not None else None
-            if n is None:  # from the actions: the largest + 1
-                n = int(a.max()) + 1
-                if n < 2:
-                    raise InvalidArgumentError(f"n: the largest action is {n - 1}, so the log shows fewer than 2 arms; "
-                                               "give n, the number of arms")
-        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 2:
-            raise InvalidArgumentError(f"n must be an integer >= 2, the number of arms; got {n!r}")
-        n = int(n)
-        if x.ndim == 3 and x.shape[1] != n:
-            raise InvalidArgumentError(f"contexts of shape (rows, n, d) must have n={n} arms; got shape {x.shape}")
-        _bad_row("contexts", np.isfinite(x.reshape(rows, -1)).all(axis=1), x, "finite features")
-        _bad_row("actions", (a >= 0) & (a < n), a, f"an arm in [0, {n})")
-        _bad_row("costs", np.isfinite(c), c, "a finite cost")
-        _bad_row("propensities", (p > 0) & (p <= 1), p, "a probability in (0, 1] (the logging policy's for the action taken)")
-        if dist is not None:
-            if dist.shape != (rows, n):
-                raise InvalidArgumentError(f"distribution must have shape (rows, n) = ({rows}, {n}); got {dist.shape}")
-            ok = np.isfinite(dist).all(axis=1) & (dist >= 0).all(axis=1) & (np.abs(dist.sum(axis=1) - 1) <= 1e-9)
-            _bad_row("distribution", ok, dist, "probabilities of the n arms adding up to 1")
-            _bad_row("propensities", np.abs(dist[np.arange(rows), a] - p) <= 1e-9, p,
-                     "the distribution's probability of the action taken")
-        m = None if means is None else _real("means", means, (2,))
-        if m is not None:
-            if m.shape != (rows, n):
-                raise InvalidArgumentError(f"means must have shape (rows, n) = ({rows}, {n}); got {m.shape}")
-            _bad_row("means", np.isfinite(m).all(axis=1), m, "finite expected costs")
-        if min_propensity is not None:
-            if isinstance(min_propensity, (bool, np.bool_)) or not isinstance(min_propensity, numbers.Real) \
-                    or not 0 < min_propensity <= 1:
-                raise InvalidArgumentError(f"min_propensity must be in (0, 1]; got {min_propensity!r}")
-            _bad_row("propensities", p >= min_propensity * (1 - 1e-12), p, f"at least min_propensity={min_propensity:g}")
-        if cost_range is not None:
-            cr = np.asarray(cost_range) if not isinstance(cost_range, (str, bytes)) else np.asarray([])
-            if cr.shape != (2,) or cr.dtype.kind not in "iuf" or not (np.isfinite(cr).all() and cr[0] < cr[1]):
-                raise InvalidArgumentError(f"cost_range must be (lo, hi), finite numbers with lo < hi; got {cost_range!r:.80}")
-            cost_range = (float(cr[0]), float(cr[1]))
-            _bad_row("costs", (c >= cost_range[0]) & (c <= cost_range[1]), c, f"a cost in cost_range={list(cost_range)}")
-        for v in (x, a, c, p, dist, m):
-            if v is not None:
-                v.flags.writeable = False
-        return cls(contexts=x, actions=a, costs=c, propensities=p, n=n, distribution=dist, means=m, name=name,
-                   min_propensity=None if min_propensity is None else float(min_propensity), cost_range=cost_range)
+        logged cost may lie outside it). The log holds read-only copies of the arrays; the caller's
+        are left as they were."""
+        return cls(contexts=contexts, actions=actions, costs=costs, propensities=propensities, n=n,
+                   distribution=distribution, means=means, name=name, min_propensity=min_propensity,
+                   cost_range=cost_range)
 
     @classmethod
     def from_csv(cls, path: str | Path, *, n: int | None = None, min_propensity: Any = None,
@@ -186,21 +272,24 @@ class Log:
         in :meth:`from_arrays` (each row is checked against them)."""
         path = Path(path)
         try:
-            handle = path.open(newline="", encoding="utf-8-sig")  # -sig: the byte-order mark spreadsheets write
+            binary = path.open("rb", buffering=_SNIFF_BYTES)
         except OSError as exc:
             raise InvalidArgumentError(f"path: cannot read the log {str(path)!r}: {exc.strerror or exc}") from None
         values: list[list[float]] = []
         lines: list[int] = []  # each data row's line in the file
         try:
-            with handle:
-                reader = csv.reader(handle)
+            with binary:
+                _refuse_binary(binary.peek(_SNIFF_BYTES)[:_SNIFF_BYTES], path)
+                handle = io.TextIOWrapper(binary, encoding="utf-8-sig", newline="")  # -sig: the mark spreadsheets write
+                reader = csv.reader(_bounded_lines(handle, path))
                 header = next(reader, None)
                 if header is None:
                     raise InvalidArgumentError(f"path: the log {str(path)!r} is empty; expected a header line")
                 header = [h.strip() for h in header]
                 features = _columns(header, path)
                 col = {h: k for k, h in enumerate(header)}
-                for line, row in enumerate(reader, start=2):
+                for row in reader:
+                    line = reader.line_num  # the row's last line in the file (a quoted field may span lines)
                     if not row or all(not f.strip() for f in row):  # a blank line (at the end, say)
                         continue
                     if len(row) != len(header):
@@ -213,11 +302,14 @@ class Log:
                         values.append([float(f) for f in fields])
                     except ValueError:
                         raise InvalidArgumentError(f"the log {str(path)!r}, line {line}: a field is not a number: "
-                                                   f"{row}") from None
+                                                   f"{str(row):.300}") from None
                     lines.append(line)
         except UnicodeDecodeError as exc:
             raise InvalidArgumentError(f"path: the log {str(path)!r} is not a text (UTF-8) CSV file: {exc.reason} at "
                                        f"byte {exc.start}") from None
+        except csv.Error as exc:  # a field over the csv module's limit, a NUL byte past the first read, ...
+            raise InvalidArgumentError(f"the log {str(path)!r}, line {reader.line_num}: not a CSV row this reader "
+                                       f"takes: {exc}") from None
         v = np.asarray(values, dtype=np.float64).reshape(-1, 3 + len(features))
         if not lines:
             raise InvalidArgumentError(f"path: the log {str(path)!r} has a header and no rows; expected at least one "
@@ -226,7 +318,7 @@ class Log:
             return cls.from_arrays(contexts=v[:, 3:], actions=v[:, 0], costs=v[:, 1], propensities=v[:, 2], n=n,
                                    name=path.name, min_propensity=min_propensity, cost_range=cost_range)
         except InvalidArgumentError as exc:  # a row named by its line in the file too
-            found = re.match(r"(\w+): row (\d+) ", str(exc))
+            found = _BAD_ROW.match(str(exc))
             if found is None:
                 raise
             line = lines[int(found.group(2))]
@@ -261,14 +353,22 @@ class Log:
                 # strings, booleans, decimals and dates are refused, not converted
                 raise InvalidArgumentError(f"{h}: the Parquet log {str(path)!r}'s column is {kind}; expected "
                                            "numbers (integers or floats)")
-            data[h] = np.asarray(column.to_numpy(zero_copy_only=False), dtype=np.float64)
+            values = np.asarray(column.to_numpy(zero_copy_only=False))
+            # the actions keep their integer type (a uint64 arm read as float64, then int64, would wrap);
+            # the rest are real numbers
+            data[h] = values if h == "action" and values.dtype.kind in "iu" else values.astype(np.float64)
         if not table.num_rows:
             raise InvalidArgumentError(f"path: the Parquet log {str(path)!r} has no rows; expected at least one "
                                        "logged interaction")
         contexts = np.stack([data[h] for h in features], axis=1)
-        return cls.from_arrays(contexts=contexts, actions=data["action"], costs=data["cost"],
-                               propensities=data["propensity"], n=n, name=path.name,
-                               min_propensity=min_propensity, cost_range=cost_range)
+        try:
+            return cls.from_arrays(contexts=contexts, actions=data["action"], costs=data["cost"],
+                                   propensities=data["propensity"], n=n, name=path.name,
+                                   min_propensity=min_propensity, cost_range=cost_range)
+        except InvalidArgumentError as exc:  # a bad row: the file named too
+            if _BAD_ROW.match(str(exc)) is None:
+                raise
+            raise InvalidArgumentError(f"the Parquet log {str(path)!r}: {exc}") from None
 
     @classmethod
     def simulate(cls, adversary: Any, *, n: int, rows: int, seed: Seed, logging: Any = "uniform",
@@ -311,8 +411,13 @@ class Log:
         w = getattr(seq, "support_weights", None)
         w = np.full(support, 1.0 / support) if w is None else np.asarray(w, dtype=np.float64)
         if w.shape != (support,) or not np.isfinite(w).all() or (w < 0).any() or abs(w.sum() - 1.0) > 1e-9:
-            raise InvalidArgumentError(f"{type(seq).__name__}.support_weights must be {support} probabilities adding "
-                                       f"up to 1, one per row of its support; got shape {w.shape}")
+            owner = f"{type(seq).__name__}.support_weights"
+            if w.shape != (support,):
+                raise InvalidArgumentError(f"{owner} must be {support} probabilities adding up to 1, one per row of its "
+                                           f"support; got shape {w.shape}")
+            _bad_row(owner, np.isfinite(w) & (w >= 0), w, "a probability >= 0 (one per row of the support)")
+            raise InvalidArgumentError(f"{owner} must be {support} probabilities adding up to 1, one per row of its "
+                                       f"support; they add up to {w.sum()!r}")
         prob = logging_probabilities(logging, x, n)  # (R, n): the logging policy on every row of the support
         counts = rng.multinomial(rows, (w[:, None] * prob).ravel() / (w[:, None] * prob).sum()).reshape(support, n)
         r, a = np.nonzero(counts)
@@ -322,7 +427,7 @@ class Log:
                               cost_range=declared_bounds(seq))
         weights = counts[r, a].astype(np.int64)
         weights.flags.writeable = False
-        return attrs.evolve(log, weights=weights)
+        return log._derived(weights=weights)  # counts of a multinomial: integers >= 1, one per stored row
 
     def split(self, parts: int, *, seed: Seed) -> list[Log]:
         """The log's interactions dealt at random (from ``seed``) into ``parts`` disjoint logs of
@@ -358,7 +463,7 @@ class Log:
         if weights is not None:
             weights = np.array(weights, dtype=np.int64)
             weights.flags.writeable = False
-        return attrs.evolve(self, contexts=pick(self.contexts), actions=pick(self.actions), costs=pick(self.costs),
+        return self._derived(contexts=pick(self.contexts), actions=pick(self.actions), costs=pick(self.costs),
                             propensities=pick(self.propensities), distribution=pick(self.distribution),
                             means=pick(self.means), weights=weights)
 
@@ -386,19 +491,80 @@ def logged_system(adversary: Any, *, n: int, rows: int, instance_seed: Seed,
     return seq
 
 
+def check_simulated_size(seq: Any, *, n: int, rows: int, argument: str = "rows") -> None:
+    """Refuse ``rows`` interactions of ``seq`` (a system :func:`logged_system` returned) whose arrays
+    could not be held in this machine's memory, before any is drawn: ``rows=10**10`` is a clear
+    refusal naming the estimate, not numpy's MemoryError. (A compact log holds its support only.)"""
+    x = np.asarray(seq.sample_contexts(np.random.default_rng(0), 0, 1)[0])  # one row: every row's shape
+    per_row = x[0].size
+    # float64 numbers a row holds while the log is built: the contexts twice (as drawn, and the
+    # log's own copy), costs, means and probabilities (each n, and copies of two), and a few per row
+    need = 8 * int(rows) * (2 * per_row + 7 * n + 8)
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):  # a system that does not say: numpy's own error stands
+        return
+    if need > total:
+        raise InvalidArgumentError(f"{argument} {int(rows):,}: a simulated log of {n} arms, {per_row} context numbers a "
+                                   f"row, needs about {byte_size(need)} of memory while it is built, more than this "
+                                   f"machine's {byte_size(total)}; expected fewer rows (at most about "
+                                   f"{total // (need // int(rows)):,})")
+
+
 def _columns(header: list[str], path: Path) -> list[str]:
     """The context's columns ``x0``, ``x1``, … of a file log's ``header``, in order; the header
-    refused unless it holds exactly action, cost, propensity and them."""
-    features = sorted((h for h in header if h.startswith("x") and h[1:].isdigit()), key=lambda h: int(h[1:]))
+    refused unless it holds exactly action, cost, propensity and them, each once (linear in the
+    number of columns: a wide log's header is read at once)."""
+    first: dict[str, int] = {}
+    for k, h in enumerate(header):
+        if h in first:  # the second would silently win
+            raise InvalidArgumentError(f"the log {str(path)!r} names the column {h!r} twice, as columns {first[h] + 1} "
+                                       f"and {k + 1} of its header; expected each column once")
+        first[h] = k
     need = {"action", "cost", "propensity"}
-    other = [h for h in header if h not in need and h not in features]
-    if not need <= set(header) or other or not features:
+    features = [h for h in header if h.startswith("x") and h[1:].isdigit() and h[1:].isascii()]
+    other = [h for h in header if h not in need and not (h.startswith("x") and h[1:].isdigit() and h[1:].isascii())]
+    if not need <= first.keys() or other or not features:
+        shown = header if len(header) <= 20 else [*header[:20], f"... ({len(header)} columns)"]
         raise InvalidArgumentError(f"the log {str(path)!r} must have the columns action, cost, propensity and x0, x1, "
-                                   f"... (the context); got {header}")
-    if [int(h[1:]) for h in features] != list(range(len(features))):
+                                   f"... (the context); got {shown}" + (f" ({other[0]!r} is none of them)" if other else ""))
+    index = {int(h[1:]): h for h in features}
+    missing = next((j for j in range(len(features)) if j not in index), None)
+    if missing is not None or any(h != f"x{int(h[1:])}" for h in features):  # x01 is not x1
+        odd = next((h for h in features if h != f"x{int(h[1:])}"), None)
         raise InvalidArgumentError(f"the log {str(path)!r}'s context columns must be x0..x{len(features) - 1} with none "
-                                   f"missing; got {features}")
-    return features
+                                   "missing; " + (f"x{missing} is missing" if odd is None else f"got {odd!r}"))
+    return [index[j] for j in range(len(features))]
+
+
+#: Bytes of a file log read first, before any parsing: binary content (a NUL byte) is refused from
+#: them, so that /dev/zero or a file of zeros is not read whole as one line.
+_SNIFF_BYTES = 1 << 16
+
+#: The longest physical line a CSV log may have (characters): 100 000 context columns fit many
+#: times over; a file with no line ends (binary data past the first read) is refused, not read whole.
+_MAX_LINE = 1 << 26
+
+
+def _refuse_binary(head: bytes, path: Path) -> None:
+    at = head.find(b"\x00")
+    if at >= 0:
+        raise InvalidArgumentError(f"path: the log {str(path)!r} is not a text CSV file: a NUL byte at byte {at} "
+                                   "(binary data; a Parquet log is read by Log.from_parquet)")
+
+
+def _bounded_lines(handle: Any, path: Path) -> Any:
+    """The lines of a text file, each read with a bound (:data:`_MAX_LINE`)."""
+    number = 0
+    while True:
+        line = handle.readline(_MAX_LINE)
+        if not line:
+            return
+        number += 1
+        if len(line) >= _MAX_LINE and not line.endswith("\n"):
+            raise InvalidArgumentError(f"the log {str(path)!r}, line {number}: longer than {_MAX_LINE:,} characters; "
+                                       "expected a CSV file's lines")
+        yield line
 
 
 def logging_probabilities(logging: Any, contexts: np.ndarray, n: int) -> np.ndarray:
@@ -422,11 +588,14 @@ def logging_probabilities(logging: Any, contexts: np.ndarray, n: int) -> np.ndar
 def policy_probabilities(policy: Callable[[np.ndarray], Any], log: Log) -> np.ndarray:
     """A target policy's probabilities of every arm on every row of ``log`` (rows, n): ``policy``
     maps the contexts (all rows at once) to arms (rows,) or to probabilities (rows, n)."""
-    return probabilities_on(policy, log.contexts, log.n)
+    return probabilities_on(policy, log.contexts, log.n, n_origin=log.n_origin)
 
 
-def probabilities_on(policy: Callable[[np.ndarray], Any], contexts: np.ndarray, n: int) -> np.ndarray:
-    """:func:`policy_probabilities` on ``contexts`` (rows, n, d) or (rows, d) of ``n`` arms."""
+def probabilities_on(policy: Callable[[np.ndarray], Any], contexts: np.ndarray, n: int, *,
+                     n_origin: str | None = None) -> np.ndarray:
+    """:func:`policy_probabilities` on ``contexts`` (rows, n, d) or (rows, d) of ``n`` arms (inferred
+    from ``n_origin``, in words, where it was not given: a refusal says so)."""
+    whence = "" if n_origin is None else f" (n = {n}, inferred from {n_origin}; give n if the log has more arms)"
     if not callable(policy):
         raise InvalidArgumentError(f"policy must be a function of the contexts (rows at once) returning arms or "
                                    f"probabilities; got {type(policy).__name__}")
@@ -435,7 +604,7 @@ def probabilities_on(policy: Callable[[np.ndarray], Any], contexts: np.ndarray, 
     if got.shape == (rows,) and got.dtype.kind in "iu":
         if got.min() < 0 or got.max() >= n:
             i = int(np.argmax((got < 0) | (got >= n)))
-            raise InvalidArgumentError(f"policy: row {i} is arm {int(got[i])}, outside [0, {n})")
+            raise InvalidArgumentError(f"policy: row {i} is arm {int(got[i])}, outside [0, {n}){whence}")
         out = np.zeros((rows, n))
         out[np.arange(rows), got] = 1.0
         return out
@@ -445,8 +614,10 @@ def probabilities_on(policy: Callable[[np.ndarray], Any], contexts: np.ndarray, 
             i = int(np.argmin(ok))
             raise InvalidArgumentError(f"policy: row {i} is {got[i].tolist()}; expected probabilities adding up to 1")
         return got.astype(np.float64)
+    if n_origin is not None and got.ndim == 2 and got.shape[0] == rows:
+        whence = f" (n = {n}, inferred from {n_origin}; the policy gave {got.shape[1]} columns: give n if the log has more arms)"
     raise InvalidArgumentError(f"policy(contexts) must return integer arms of shape ({rows},) or probabilities of shape "
-                               f"({rows}, {n}); got {got.dtype} of shape {got.shape}")
+                               f"({rows}, {n}); got {got.dtype} of shape {got.shape}{whence}")
 
 
 def _scores(model: Callable[[np.ndarray], Any], contexts: np.ndarray, n: int) -> np.ndarray:
@@ -458,14 +629,19 @@ def _scores(model: Callable[[np.ndarray], Any], contexts: np.ndarray, n: int) ->
     return s
 
 
+def check_epsilon(epsilon: Any) -> float:
+    """ε-greedy's exploration rate, a real number in (0, 1] (numpy's too; booleans refused), as a float."""
+    if isinstance(epsilon, (bool, np.bool_)) or not (isinstance(epsilon, numbers.Real) and 0.0 < epsilon <= 1.0):
+        raise InvalidArgumentError(f"epsilon must be in (0, 1] (every arm then has probability at least epsilon / n); "
+                                   f"got {epsilon!r}")
+    return float(epsilon)  # a numpy float32 would carry its precision into the propensities
+
+
 def epsilon_greedy(model: Callable[[np.ndarray], Any], epsilon: float | np.floating,
                    n: int) -> Callable[[np.ndarray], np.ndarray]:
     """A logging policy: the arm of least ``model`` score (rows, n) with probability 1 − ε, a
     uniform arm with probability ε (every propensity at least ε/n, its ``min_propensity``)."""
-    if isinstance(epsilon, (bool, np.bool_)) or not (isinstance(epsilon, numbers.Real) and 0.0 < epsilon <= 1.0):
-        raise InvalidArgumentError(f"epsilon must be in (0, 1] (every arm then has probability at least epsilon / n); "
-                                   f"got {epsilon!r}")
-    epsilon = float(epsilon)  # a numpy float32 would carry its precision into the propensities
+    epsilon = check_epsilon(epsilon)
 
     def probabilities(contexts: np.ndarray) -> np.ndarray:
         best = np.argmin(_scores(model, contexts, n), axis=1)

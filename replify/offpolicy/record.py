@@ -22,12 +22,12 @@ from replify.base.checks import public
 from replify.base.randomness import Seed, seed_sequence
 from replify.engine.declarations import declared_bounds
 from replify.errors import InvalidArgumentError
-from replify.offpolicy.log import Log, logged_system
+from replify.offpolicy.log import Log, check_epsilon, check_simulated_size, logged_system
 from replify.plugins.factory import make
 
 
 @public
-def record(learner: Any, adversary: Any, *, n: int, rows: int, seed: Seed, epsilon: float = 0.1,
+def record(learner: Any, adversary: Any, *, n: int, rows: int, seed: Seed, epsilon: float | np.floating = 0.1,
            learner_params: dict[str, Any] | None = None, adversary_params: dict[str, Any] | None = None,
            instance_seed: Seed = 0) -> Log:
     """A log of ``rows`` interactions of ``learner`` — a registered contextual learner's name
@@ -35,14 +35,13 @@ def record(learner: Any, adversary: Any, *, n: int, rows: int, seed: Seed, epsil
     ``act(context)`` and ``update(action, cost)`` — on ``adversary`` (as in :meth:`Log.simulate`),
     explored ε-greedily around it (module docstring): the logged propensities are the logging
     distribution's, every one at least ε/n."""
-    if isinstance(epsilon, bool) or not (isinstance(epsilon, (int, float)) and 0.0 < epsilon <= 1.0):
-        raise InvalidArgumentError(f"epsilon must be in (0, 1] (every arm then has probability at least epsilon / n); "
-                                   f"got {epsilon!r}")
+    epsilon = check_epsilon(epsilon)
     if isinstance(rows, bool) or not isinstance(rows, (int, np.integer)) or rows < 1:
         raise InvalidArgumentError(f"rows must be an integer >= 1; got {rows!r}")
     rows = int(rows)
     s_data, s_explore, s_learner = seed_sequence(seed).spawn(3)
     seq = logged_system(adversary, n=n, rows=rows, instance_seed=instance_seed, adversary_params=adversary_params)
+    check_simulated_size(seq, n=n, rows=rows)
     if isinstance(learner, str):
         agent = make(learner, n=n, horizon=rows, seed=s_learner, **(learner_params or {}))
     elif learner_params:

@@ -41,10 +41,10 @@ def signature(factory: Callable[..., Any]) -> inspect.Signature | None:
 
 
 @typeguard_ignore  # hot (each step or chunk): its callers check what it is given
-def check_accepts(factory: Callable[..., Any], kwargs: dict[str, Any], *, what: str) -> None:
+def check_accepts(factory: Callable[..., Any], kwargs: dict[str, Any], *, what: str, missing_ok: bool = False) -> None:
     """Refuse keyword arguments the factory would reject, and report the required ones that are
-    missing, naming them and the accepted ones, instead of letting a bare ``TypeError`` escape
-    from inside the plugin."""
+    missing (unless ``missing_ok``: the caller passes more later), naming them and the accepted
+    ones, instead of letting a bare ``TypeError`` escape from inside the plugin."""
     sig = signature(factory)
     if sig is None:  # builtins without a signature: let the call decide
         return
@@ -55,7 +55,7 @@ def check_accepts(factory: Callable[..., Any], kwargs: dict[str, Any], *, what: 
         if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is inspect.Parameter.empty
     )
     missing = [name for name in required if name not in kwargs]
-    if missing:
+    if missing and not missing_ok:
         raise InvalidArgumentError(
             f"{what} needs {', '.join(map(repr, missing))}; got {', '.join(sorted(kwargs)) or 'nothing'}"
         )

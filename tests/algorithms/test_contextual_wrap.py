@@ -258,3 +258,8 @@ def test_costs_outside_the_declared_bounds_are_refused_where_contexts_change():
     with pytest.raises(CostError, match=r"declares cost_bounds \(-1.0, 1.0\), but .* drew the cost"):
         replify.evaluate(replify.wrap(rho=0.1)(TextbookLinUCB), Liar(n=2, horizon=40, cost_bounds=(-1.0, 1.0)), n=2,
                          horizon=40, pairs=2, seed=0, progress=False)
+
+
+def test_an_unknown_learner_parameter_is_named_with_the_learner_and_what_it_takes():
+    with pytest.raises(InvalidArgumentError, match=r"learner 'linucb' does not accept 'bogus'; it accepts beta, "):
+        replify.wrap("linucb", n=3, horizon=100, rho=0.1, seed=0, learner_params={"bogus": 1})

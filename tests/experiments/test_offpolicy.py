@@ -838,3 +838,117 @@ def test_the_attacks_computed_in_law_stay_under_their_bounds_by_the_documented_f
     est = draw_estimates(np.random.default_rng(0), means, 8, 4000, (0.0, 1.0), 600)
     p, se = in_law(template(8, 8, 4000, (0.0, 1.0), None), est)
     assert abs(p - 0.0272) < 4 * se and p < 0.1
+
+# -- a log is checked however it is built, and holds its own copies ---------------------------------
+
+def test_a_log_keeps_its_own_copies_and_leaves_the_callers_arrays_alone():
+    b = np.random.default_rng(0).random((20, 4))
+    b[:, 2] = 0.5
+    actions = np.arange(20) % 2
+    log = Log.from_arrays(contexts=b[:, 3:], actions=actions, costs=b[:, 0], propensities=b[:, 2])
+    kept = log.costs.copy()
+    b[1, 0] = np.nan  # the caller's array, changed after the log was checked
+    actions[0] = 7
+    assert np.array_equal(log.costs, kept) and log.actions[0] == 0  # the log is as it was checked
+    assert b.flags.writeable and actions.flags.writeable  # the caller's arrays stay writable
+    assert all(not v.flags.writeable for v in (log.contexts, log.actions, log.costs, log.propensities))
+    with pytest.raises(ValueError):
+        log.costs[0] = 1.0
+
+
+def test_a_log_built_directly_or_evolved_is_checked_as_from_arrays_checks():
+    x, a, c = np.zeros((4, 2)), np.array([0, 1, 0, 1]), np.zeros(4)
+    with pytest.raises(InvalidArgumentError, match=r"propensities: row 2 is 0.0; expected a probability in \(0, 1\]"):
+        Log(contexts=x, actions=a, costs=c, propensities=[0.5, 0.5, 0.0, 0.5], n=2)
+    log = Log(contexts=x, actions=a, costs=c, propensities=np.full(4, 0.5))
+    assert log.n == 2 and not log.costs.flags.writeable  # n inferred, the arrays its own
+    with pytest.raises(InvalidArgumentError, match=r"costs: row 0 is nan; expected a finite cost"):
+        attrs.evolve(log, costs=np.array([np.nan, 0, 0, 0]))
+    with pytest.raises(InvalidArgumentError, match=r"weights: row 1 is 0; expected a count >= 1"):
+        attrs.evolve(log, weights=np.array([1, 0, 2, 1]))
+    with pytest.raises(InvalidArgumentError, match=r"weights must be integers of shape \(4,\)"):
+        attrs.evolve(log, weights=np.array([1.0, 1.0, 2.0, 1.0]))
+    # the internal paths (split, compact) derive checked logs without checking them again
+    halves = Log.simulate("classification-bandit", n=3, rows=10**5, seed=0, compact=True).split(2, seed=0)
+    assert [h.rows for h in halves] == [50_000, 50_000] and not halves[0].weights.flags.writeable
+
+
+# -- file logs: what a CSV or Parquet file can get wrong --------------------------------------------
+
+def test_a_csv_log_that_is_not_what_it_seems_is_refused_with_where(tmp_path):
+    import time
+
+    path = tmp_path / "log.csv"
+    path.write_text("action,cost,propensity,x0,action\n0,0.5,0.5,1,1\n1,0.5,0.5,1,0\n")
+    with pytest.raises(InvalidArgumentError, match="names the column 'action' twice, as columns 1 and 5"):
+        Log.from_csv(path)
+    path.write_text("action,cost,propensity,x0\n0,0.5,0.5,1\n1.5,0.5,0.5,1\n")
+    with pytest.raises(InvalidArgumentError, match=r"line 3: actions: row 1 is 1.5; expected an integer arm"):
+        Log.from_csv(path)
+    path.write_text("action,cost,propensity,x0\n0,0.5,0.5,1\n1,0.5,0.5," + "1" * 200_000 + "\n")
+    with pytest.raises(InvalidArgumentError, match=r"line 3: not a CSV row .*field larger than field limit"):
+        Log.from_csv(path)
+    (tmp_path / "zeros").write_bytes(bytes(10**7))  # ten million NUL bytes: refused from the first read
+    for binary in (tmp_path / "zeros", "/dev/zero"):
+        start = time.perf_counter()
+        with pytest.raises(InvalidArgumentError, match="is not a text CSV file: a NUL byte at byte 0"):
+            Log.from_csv(binary)
+        assert time.perf_counter() - start < 1.0
+    # a wide header is read in linear time: 100 000 columns (quadratic: minutes)
+    width = 100_000
+    path.write_text("action,cost,propensity," + ",".join(f"x{j}" for j in range(width)) + "\n"
+                    + "".join(f"{a},0.5,0.5," + ",".join(["1"] * width) + "\n" for a in (0, 1)))
+    start = time.perf_counter()
+    assert Log.from_csv(path).contexts.shape == (2, width)
+    assert time.perf_counter() - start < 10.0
+
+
+def test_a_parquet_log_of_unsigned_actions_is_read_as_they_are(tmp_path):
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+    columns = {"action": pa.array([0, 1], pa.uint64()), "cost": [0.5, 0.25], "propensity": [0.5, 0.5], "x0": [1.0, 2.0]}
+    pq.write_table(pa.table(columns), tmp_path / "ok.parquet")
+    assert Log.from_parquet(tmp_path / "ok.parquet").actions.tolist() == [0, 1]
+    pq.write_table(pa.table({**columns, "action": pa.array([0, 2**64 - 1], pa.uint64())}), tmp_path / "big.parquet")
+    with pytest.raises(InvalidArgumentError, match=r"big.parquet'?: actions: row 1 is 18446744073709551615; expected an "
+                                                   r"arm in \[0, 3\)"):
+        Log.from_parquet(tmp_path / "big.parquet", n=3)
+    with pytest.raises(InvalidArgumentError, match=r"actions: row 1 is 18446744073709551615, so n \(inferred from the "
+                                                   r"largest action \+ 1\) would be"):
+        Log.from_parquet(tmp_path / "big.parquet")
+
+
+def test_a_log_too_large_for_memory_is_refused_before_it_is_drawn():
+    with pytest.raises(InvalidArgumentError, match=r"rows 10,000,000,000: a simulated log of 3 arms, .* more than this "
+                                                   r"machine's"):
+        record("linucb", "classification-bandit", n=3, rows=10**10, seed=0)
+
+
+def test_messages_say_where_n_came_from_and_what_was_wrong():
+    x, a = np.zeros((6, 2)), np.array([0, 1, 2, 0, 1, 2])
+    log = Log.from_arrays(contexts=x, actions=a, costs=np.zeros(6), propensities=np.full(6, 1 / 3))
+    four = lambda contexts: np.full((contexts.shape[0], 4), 0.25)  # noqa: E731
+    with pytest.raises(InvalidArgumentError, match=r"n = 3, inferred from the largest action \+ 1; the policy gave 4 "
+                                                   "columns"):
+        estimate(log, four, "ips")
+    given = Log.from_arrays(contexts=x, actions=a, costs=np.zeros(6), propensities=np.full(6, 1 / 3), n=3)
+    with pytest.raises(InvalidArgumentError, match=r"got float64 of shape \(6, 4\)$"):  # n given: nothing to add
+        estimate(given, four, "ips")
+
+    class Support:  # a finite-support adversary whose weights add up to 1 with a negative one
+        def sample_contexts(self, rng, start, stop):
+            return np.zeros((stop - start, 3, 2)), np.zeros((stop - start, 3)), np.zeros((stop - start, 3))
+
+        def context_support(self):
+            return np.zeros((2, 3, 2)), np.zeros((2, 3)), np.zeros((2, 3))
+
+        support_weights = np.array([-0.5, 1.5])
+
+    with pytest.raises(InvalidArgumentError, match=r"support_weights: row 0 is -0.5; expected a probability >= 0"):
+        Log.simulate(Support(), n=3, rows=10, seed=0, compact=True)
+    # numpy's real numbers are numbers, as everywhere else (booleans are not)
+    assert record("linucb", "classification-bandit", n=3, rows=20, seed=0, epsilon=np.float32(0.5)).min_propensity \
+        == pytest.approx(0.5 / 3)
+    from replify.errors import ReplifyError
+    with pytest.raises(ReplifyError, match="epsilon"):
+        record("linucb", "classification-bandit", n=3, rows=20, seed=0, epsilon=np.True_)

@@ -72,3 +72,44 @@ def test_the_shipped_sweep_config_runs_with_its_references(tmp_path, capsys):
     assert [r["config"]["learner"] for r in rows] == ["constant", "hedge", "ReplicableGradient", "OGD step 0.01"]
     wrapped = rows[2]["report"]
     assert wrapped["certified"] is True and wrapped["params"]["replicability_bound"] <= 0.1
+
+
+# Ctrl-C while replify is still being imported, made certain: the interrupt is sent as the import
+# of replify.cli begins (an import hook), not after a guessed delay
+INTERRUPT_AT_IMPORT = """
+import os, signal, sys
+class Interrupt:
+    def find_spec(self, name, path=None, target=None):
+        if name == "replify.cli":
+            os.kill(os.getpid(), signal.SIGINT)
+        return None
+sys.meta_path.insert(0, Interrupt())
+import replify_cli
+sys.exit(replify_cli.main())
+"""
+
+
+def test_ctrl_c_while_replify_is_imported_is_one_line_and_status_130():
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", INTERRUPT_AT_IMPORT, "list"], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 130, done.stderr
+    assert done.stderr == "replify: interrupted\n" and done.stdout == ""
+
+
+@pytest.mark.slow
+def test_ctrl_c_sent_early_to_the_command_is_one_line_and_status_130():
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    for delay in (0.05, 0.15, 0.3):  # during the import, or the command (demo coin runs for seconds)
+        proc = subprocess.Popen([sys.executable, "-m", "replify_cli", "demo", "coin", "--quiet"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(delay)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=120)
+        assert proc.returncode == 130 and "Traceback" not in err and err.strip().endswith("interrupted"), (delay, err)

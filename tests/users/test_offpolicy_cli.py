@@ -70,3 +70,71 @@ def test_the_offpolicy_demo_on_wine(tmp_path, capsys):
         assert [r["rho"] for r in rows] == [0.05, 0.1, 0.2] and all(r["pairs"] == 10 for r in rows)
         assert all(r["rho_hat"] == r["failures"] / 10 and r["rho_ci"][0] <= r["rho_hat"] <= r["rho_ci"][1] for r in rows)
     assert f"{data['measured']['replicable value'][1]['failures']} of 10 pairs of logs disagree" in out
+
+
+def test_a_parquet_log_is_read_and_a_duplicate_csv_column_refused(tmp_path, capsys):
+    import pytest
+
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    (tmp_path / "pols.py").write_text(POLICIES)
+    log = Log.simulate("classification-bandit", n=3, rows=200, seed=0, adversary_params={"features_as": "same"})
+    z = log.contexts[:, 0]
+    table = pa.table({"action": log.actions, "cost": log.costs, "propensity": log.propensities,
+                      **{f"x{j}": z[:, j] for j in range(z.shape[1])}})
+    pq.write_table(table, tmp_path / "log.parquet")
+    pq.write_table(table, tmp_path / "log.data")  # no telling name: Parquet's magic bytes say it
+    for name in ("log.parquet", "log.data"):
+        code = main(["offpolicy", str(tmp_path / name), "-n", "3", "--policy", f"{tmp_path}/pols.py:first",
+                     "--estimator", "ips"])
+        out, err = capsys.readouterr()
+        assert code == 0 and f"{name}: 200 rows, 3 arms" in out, err
+    (tmp_path / "dup.csv").write_text("action,cost,propensity,x0,action\n0,0.5,0.5,1,1\n1,0.5,0.5,1,0\n")
+    assert main(["offpolicy", str(tmp_path / "dup.csv"), "--policy", f"{tmp_path}/pols.py:first"]) == 2
+    assert "names the column 'action' twice, as columns 1 and 5" in capsys.readouterr().err
+
+
+RAISING = '''import sys
+def divides(contexts):
+    return 1 / 0
+def quits(contexts):
+    raise SystemExit(3)
+'''
+
+
+def test_a_policy_that_raises_or_exits_is_said_in_one_line(tmp_path, capsys):
+    import pytest
+
+    (tmp_path / "pols.py").write_text(RAISING)
+    simulated = ["offpolicy", "--simulate", "classification-bandit", "-n", "3", "--rows", "200", "--estimator", "ips"]
+    assert main([*simulated, "--policy", f"{tmp_path}/pols.py:divides"]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and len(err.strip().splitlines()) <= 2  # a note on where the file is, the error
+    assert f"--policy '{tmp_path}/pols.py:divides' raised ZeroDivisionError: division by zero (at {tmp_path}/pols.py:3" in err
+    assert main([*simulated, "--policy", f"{tmp_path}/pols.py:quits"]) == 2
+    assert "--policy" in (err := capsys.readouterr().err) and "exited with sys.exit(3)" in err
+    with pytest.raises(Exception) as raised:  # --traceback: the whole story, the policy's own error its cause
+        main(["--traceback", *simulated, "--policy", f"{tmp_path}/pols.py:divides"])
+    assert isinstance(raised.value.__cause__, ZeroDivisionError)
+
+
+def test_what_the_command_is_told_is_said_back_as_given(tmp_path, capsys, monkeypatch):
+    import pytest
+
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "here").mkdir()
+    (tmp_path / "elsewhere" / "pols.py").write_text(POLICIES)
+    monkeypatch.chdir(tmp_path / "here")
+    simulated = ["offpolicy", "--simulate", "classification-bandit", "-n", "3"]
+    assert main([*simulated, "--rows", "300", "--policy", "../elsewhere/pols.py:first"]) == 0
+    out, err = capsys.readouterr()
+    assert "imports 1 file from outside the working folder" in err and "../elsewhere/pols.py" in err
+    assert out.count("central limit theorem") == 1  # what the intervals are, said once
+    assert main([*simulated, "--rows", "100000000", "--policy", "../elsewhere/pols.py:first"]) == 2
+    assert "--rows 100,000,000: a simulated log of 3 arms" in (err := capsys.readouterr().err) and "GiB" in err
+    with pytest.raises(SystemExit):
+        main([*simulated, "--policy", "../elsewhere/pols.py:first", "--rho", "0.1", "--cost-bound", "-1"])
+    assert "expected M > 0 (every cost in [-M, M]) or LO,HI with LO < HI; got '-1'" in capsys.readouterr().err
+    assert main([*simulated, "--policy", "../elsewhere/pols.py:first", "--min-propensity", "0.2"]) == 2
+    assert "the estimates and their intervals use neither" in capsys.readouterr().err

@@ -295,6 +295,21 @@ def test_a_sweep_config_says_which_files_from_outside_its_folder_it_will_import(
     assert said < err.index("IMPORTED")  # said before the first import runs the file's code
 
 
+def test_run_says_which_file_from_outside_the_working_folder_it_will_import(tmp_path, capsys, monkeypatch):
+    from replify.cli import main
+
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "here").mkdir()
+    (tmp_path / "elsewhere" / "x.py").write_text(
+        "import sys\nprint('IMPORTED', file=sys.stderr)\nclass L:\n    def __init__(self, *, n, horizon, rng):\n"
+        "        self.n = n\n    def act(self):\n        return 0\n    def update(self, cost):\n        pass\n")
+    monkeypatch.chdir(tmp_path / "here")
+    assert main(["run", "../elsewhere/x.py:L", "-n", "2", "-T", "50", "--pairs", "2", "--quiet"]) == 0
+    err = capsys.readouterr().err
+    said = err.index("replify run: the command imports 1 file from outside the working folder")
+    assert "../elsewhere/x.py" in err[said:] and said < err.index("IMPORTED")
+
+
 def test_a_cost_outside_a_learners_domain_names_the_domain_the_step_and_the_first_value():
     # rep-ridge takes costs in [0, 1]; on linear-gaussian with 20 arms the message printed twenty floats
     with warnings.catch_warnings():
