@@ -6,6 +6,7 @@ logging (``--simulate classification-bandit``: the wine data as a log)."""
 from __future__ import annotations
 
 import argparse
+import warnings
 import math
 import traceback
 from pathlib import Path
@@ -16,7 +17,7 @@ import numpy as np
 from replify.base.checks import check_rho
 from replify.base.references import load_reference
 from replify.cli.outputs import say_outside_files
-from replify.errors import InvalidArgumentError, ReplifyError
+from replify.errors import InvalidArgumentError, ReplifyError, SmallSampleWarning
 from replify.offpolicy import ESTIMATORS, Log, Replicable, estimate, replicable_value, select
 from replify.offpolicy.log import check_simulated_size, logged_system
 
@@ -90,14 +91,18 @@ def add_offpolicy(sub: Any, formatter: Any) -> None:
     op.add_argument("--cost-bound", type=_cost_bound, metavar="M|LO,HI",
                     help="every cost in [-M, M], or in [LO, HI] (default: the range a simulated log's adversary "
                          "declares; none declared: the log's own, and nothing is certified)")
+    op.add_argument("--min-rows", type=int, metavar="N", help="the least number of rows of any log the decisions are "
+                    "compared with (a week's log against another's): the certificate's rho then holds for logs of any "
+                    "sizes >= N; without it, logs of N and N' rows get rho + |log2(N'/N)|")
     op.add_argument("--seed", type=int, default=0, help="the seed of R (and of a simulated log's rows)")
     op.set_defaults(func=cmd_offpolicy)
 
 
 def _claim(decision: Replicable) -> str:
-    """A decision's grid width, what it certifies (or why it does not) and its caveat, if any."""
-    said = f"certified: rho <= {decision.rho_bound:g}" if decision.certified else decision.note
-    return f"(grid width {decision.width:.3g}; {said})" + (f"\n    note: {decision.caveat}" if decision.caveat else "")
+    """A decision's grid width, what it certifies (for logs of which sizes) or why it does not, and its
+    caveat, if any."""
+    return (f"(grid width {decision.width:.3g}; {decision.certificate})"
+            + (f"\n    note: {decision.caveat}" if decision.caveat else ""))
 
 
 def cmd_offpolicy(args: argparse.Namespace) -> int:
@@ -106,13 +111,13 @@ def cmd_offpolicy(args: argparse.Namespace) -> int:
     if args.seed < 0:
         raise InvalidArgumentError(f"--seed must be an integer >= 0; got {args.seed}")
     if args.rho is None:
-        given = [flag for flag, value in (("--min-propensity", args.min_propensity), ("--cost-bound", args.cost_bound))
-                 if value is not None]
+        given = [flag for flag, value in (("--min-propensity", args.min_propensity), ("--cost-bound", args.cost_bound),
+                                          ("--min-rows", args.min_rows)) if value is not None]
         if given:
             raise InvalidArgumentError(f"{' and '.join(given)} {'serve' if len(given) > 1 else 'serves'} the "
                                        "certificate of --rho; give --rho too: the estimates and their intervals use "
-                                       "neither the logging policy's least propensity nor a cost bound, so without "
-                                       "--rho it would change nothing")
+                                       "neither the logging policy's least propensity, nor a cost bound, nor the "
+                                       "logs' least size, so without --rho it would change nothing")
     else:
         check_rho(args.rho, "--rho")
     if args.simulate is not None:
@@ -131,22 +136,27 @@ def cmd_offpolicy(args: argparse.Namespace) -> int:
     policies = [(ref, _guarded(ref, load_reference(ref, argument="--policy"))) for ref in args.policy]
     decisions: list[str] = []
     if args.rho is not None:  # first: everything the certificate needs is checked before anything is printed
-        kw = dict(rho=args.rho, seed=args.seed, min_propensity=args.min_propensity, cost_bound=args.cost_bound)
+        kw = dict(rho=args.rho, seed=args.seed, min_propensity=args.min_propensity, cost_bound=args.cost_bound,
+                  min_rows=args.min_rows)
         for ref, policy in policies:
             v = replicable_value(log, policy, **kw)
             decisions.append(f"  {ref:<28} replicable value {v.value:.5g} {_claim(v)}")
         if len(policies) >= 2:
-            chosen = select(log, [p for _, p in policies], **kw)
-            decisions.append(f"  replicable choice: {policies[chosen.chosen][0]} {_claim(chosen)}")
+            chosen = select(log, dict(policies), **kw)
+            decisions.append(f"  replicable choice: {chosen.name} {_claim(chosen)}")
     print(f"{log.name}: {log.rows} rows, {log.n} arms")
     kinds: dict[str, list[str]] = {}  # what each estimator's numbers are, said once below them
     for ref, policy in policies:
         for name in args.estimator or ESTIMATORS:
-            e = estimate(log, policy, name)
-            interval = "no interval (the model's bias)" if e.interval is None else \
+            with warnings.catch_warnings():  # a small sample's warning is printed as the estimate's note
+                warnings.simplefilter("ignore", SmallSampleWarning)
+                e = estimate(log, policy, name)
+            interval = "no interval" if e.interval is None else \
                 f"{e.confidence:.0%} [{e.interval[0]:.5g}, {e.interval[1]:.5g}]"
             truth = "" if e.true_value is None else f"   true {e.true_value:.5g}"
             print(f"  {ref:<28} {name:<6} {e.value:.5g}   {interval}{truth}")
+            if e.caveat:
+                print(f"    note: {e.caveat}")
             if name not in kinds.setdefault(e.kind, []):
                 kinds[e.kind].append(name)
     for kind, names in kinds.items():

@@ -51,7 +51,7 @@ import attrs
 import numpy as np
 
 from replify.errors import InvalidArgumentError, SmallSampleWarning, warn
-from replify.offpolicy.log import Log, _scores, policy_probabilities
+from replify.offpolicy.log import Log, _scores, policy_probabilities, unlogged_arms
 
 ESTIMATORS = ("ips", "snips", "dm", "dr")
 
@@ -191,6 +191,10 @@ def estimate(log: Log, policy: Callable[[np.ndarray], Any], estimator: str = "ip
     k = np.ones(log.stored) if log.weights is None else log.weights
     ess = float(np.sum(k * w)) ** 2 / float(np.sum(k * w * w)) if np.any(w > 0) else 0.0
     interval, kind, caveat = _interval(log, estimator, value, se, terms, ess, confidence)
+    missing = unlogged_arms(log, pi)
+    if missing:  # IPS and SNIPS count those rows as nothing; DM and DR put the cost model there
+        caveat = "; ".join(filter(None, [caveat, f"the policy: {missing}" + (
+            " (the cost model stands in for it)" if estimator in ("dm", "dr") else "")]))
     return Estimate(estimator=estimator, value=value, interval=interval, standard_error=se,
                     confidence=confidence, rows=log.rows, clip=None if clip is None else float(clip), clipped=clipped,
                     true_value=truth, ess=ess, caveat=caveat, interval_kind=kind)

@@ -668,3 +668,18 @@ def softmax(model: Callable[[np.ndarray], Any], temperature: float | np.floating
         return e / e.sum(axis=1, keepdims=True)
 
     return probabilities
+
+
+def unlogged_arms(log: Log, pi: np.ndarray) -> str | None:
+    """What a reader should know where a policy (its probabilities ``pi``, (rows, n)) plays arms the
+    log never shows: the estimate has no data on them (IPS counts them as nothing, a baseline or a
+    cost model stands in for them). None where every arm it plays was logged."""
+    logged = np.zeros(log.n, dtype=bool)
+    logged[np.unique(log.actions)] = True
+    mass = np.array([log.mean(pi[:, a]) for a in range(log.n)])
+    missing = np.flatnonzero(~logged & (mass > 0))
+    if missing.size == 0:
+        return None
+    arms = ", ".join(f"{int(a)} ({mass[a]:.0%} of its play)" for a in missing)
+    return (f"it plays arm{'s' if missing.size > 1 else ''} {arms}, which {log.name} never logged: the estimate has "
+            "no data there")

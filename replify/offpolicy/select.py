@@ -116,7 +116,7 @@ import numpy as np
 from replify.base.randomness import Seed, seed_sequence
 from replify.errors import InvalidArgumentError
 from replify.evaluation.report import Report
-from replify.offpolicy.log import Log, policy_probabilities, probabilities_on
+from replify.offpolicy.log import Log, policy_probabilities, probabilities_on, unlogged_arms
 
 
 @attrs.frozen
@@ -148,6 +148,8 @@ class Replicable:
     true_values: Any = None
     #: a selection: how many candidates shared the least cell (more than 1: R's order chose among them)
     tied: int = 1
+    #: per candidate, the arms it plays that the log never shows (None where there are none)
+    unlogged: Any = None
     cells: Any = None
     ladder: int | None = None
     rows: int = 0
@@ -184,7 +186,7 @@ class Replicable:
             return (f"certified: rho <= {self.rho_bound:g} for two logs of at least {self.min_rows} rows "
                     f"(this one has {self.rows})")
         return (f"certified: rho <= {self.rho_bound:g} for two logs of {self.rows} rows; of N and N' rows, "
-                f"rho + |log2(N'/N)| (declare min_rows= for logs whose sizes differ)")
+                f"rho + |log2(N'/N)| (declare the logs' least size, min_rows= or --min-rows, for logs whose sizes differ)")
 
     @property
     def caveat(self) -> str | None:
@@ -198,6 +200,10 @@ class Replicable:
                         "data (the width falls as 1/sqrt(rows))")
         if self.tied > 1:
             said.append(f"{self.tied} candidates share the least cell: R's order chose among them")
+        for k, why in enumerate(self.unlogged or ()):
+            if why:
+                who = "the policy" if self.chosen is None else f"candidate {self.names[k] if self.names else k}"
+                said.append(f"{who}: {why} (the baseline stands in for it)")
         return "; ".join(said) or None
 
 
@@ -241,7 +247,7 @@ def _check_rowwise(policy: Callable[[np.ndarray], Any], log: Log, pi: np.ndarray
                 "row's contexts alone, fixed before the log is seen (not fitted on it)")
 
 
-def _estimate(log: Log, policy: Callable[[np.ndarray], Any], baseline: float) -> tuple[float, float | None]:
+def _estimate(log: Log, policy: Callable[[np.ndarray], Any], baseline: float) -> tuple[float, float | None, str | None]:
     """d = mean of w (c − b), the estimate less the baseline b (module docstring: rounding d, not
     b + d, keeps the grid's offset where b is large against w); and the policy's true value where
     the log is simulated (else None). The policy must decide each row from that row's contexts:
@@ -250,7 +256,7 @@ def _estimate(log: Log, policy: Callable[[np.ndarray], Any], baseline: float) ->
     _check_rowwise(policy, log, pi)
     with np.errstate(over="ignore"):  # an overflow is refused by the caller, naming the cost range
         d = log.mean(pi[np.arange(log.stored), log.actions] / log.propensities * (log.costs - baseline))
-    return d, None if log.means is None else log.mean((pi * log.means).sum(axis=1))
+    return d, None if log.means is None else log.mean((pi * log.means).sum(axis=1)), unlogged_arms(log, pi)
 
 
 def _cost_range(log: Log, cost_bound: Any) -> tuple[tuple[float, float], bool]:
@@ -360,7 +366,7 @@ def _rounded(log: Log, rho: Any, seed: Seed, min_propensity: Any, cost_bound: An
     _finite(log, "grid's width", raw * math.sqrt(2.0), lo, hi)  # the ladder widens it by up to √2
     width, ladder = _width(raw, v, min_rows is None)
     b = lo / 2.0 + hi / 2.0
-    d, truth = zip(*(_estimate(log, pol, b) for pol in policies))
+    d, truth, unlogged = zip(*(_estimate(log, pol, b) for pol in policies))
     d = np.array(d)
     _finite(log, "estimate", d, lo, hi)
     cells = np.floor(d / width - u).astype(np.int64)  # integers: compared exactly
@@ -368,7 +374,7 @@ def _rounded(log: Log, rho: Any, seed: Seed, min_propensity: Any, cost_bound: An
     return dict(value=values, width=width, rho_bound=rho, certified=certified, s=s, min_propensity=p,
                 cost_range=(lo, hi), note=note, estimates=b + d, true_values=None if truth[0] is None else np.array(truth),
                 cells=cells, ladder=ladder, rows=log.rows, min_rows=None if min_rows is None else int(min_rows),
-                factor=factor), order
+                factor=factor, unlogged=unlogged if any(unlogged) else None), order
 
 
 def replicable_value(log: Log, policy: Callable[[np.ndarray], Any], *, rho: float | np.floating, seed: Seed,

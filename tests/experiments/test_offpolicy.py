@@ -952,3 +952,18 @@ def test_messages_say_where_n_came_from_and_what_was_wrong():
     from replify.errors import ReplifyError
     with pytest.raises(ReplifyError, match="epsilon"):
         record("linucb", "classification-bandit", n=3, rows=20, seed=0, epsilon=np.True_)
+
+
+def test_a_policy_that_plays_an_arm_the_log_never_shows_is_told_so():
+    # Before, a candidate playing a never-logged arm was estimated at the baseline with no word that
+    # the arm had no data.
+    full = Log.simulate("classification-bandit", n=3, rows=3000, seed=1)
+    keep = full.actions != 2
+    log = Log.from_arrays(contexts=full.contexts[keep], actions=full.actions[keep], costs=full.costs[keep],
+                          propensities=full.propensities[keep], n=3, cost_range=(0.0, 1.0), min_propensity=1 / 3)
+    for name in ("ips", "dr"):
+        got = estimate(log, constant_arm(2), name)
+        assert "arm 2 (100% of its play), which log never logged: the estimate has no data there" in got.caveat
+    assert estimate(log, constant_arm(0), "ips").caveat is None
+    chosen = select(log, {"zero": constant_arm(0), "two": constant_arm(2)}, rho=0.1, seed=0)
+    assert "candidate two: it plays arm 2" in chosen.caveat and "baseline stands in" in chosen.caveat
