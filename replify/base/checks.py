@@ -59,8 +59,8 @@ def check_step_size(name: str, value: Any, *, minimum: int, budget: int, per: in
     if v > most:
         raise InvalidArgumentError(
             f"{name} must be at most {most:,}, got {v:,}: every step of every run holds {holds or name + ' costs'} as "
-            f"float64 numbers (8 bytes each: {_size(8 * v * per)} a step here), and one step must fit within the "
-            f"engine's memory budget of {_size(budget)} (replify.engine.limits.MEMORY_BUDGET)"
+            f"float64 numbers (8 bytes each: {byte_size(8 * v * per)} a step here), and one step must fit within the "
+            f"engine's memory budget of {byte_size(budget)} (replify.engine.limits.MEMORY_BUDGET)"
         )
     return v
 
@@ -79,7 +79,7 @@ def check_features(seq: Any, *, n: int, budget: int) -> int:
                            holds=f"n x d = {n} x d contexts")
 
 
-def _size(count: int) -> str:
+def byte_size(count: int) -> str:
     """``count`` bytes in words: ``24 MiB``, ``7.45 GiB``."""
     for unit, scale in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
         if count >= scale:

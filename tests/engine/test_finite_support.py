@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import math
 import sys
+import tracemalloc
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import replify
+from replify.components import rounded_ridge
 from replify.components.sequences import ChunkedSequence
 from replify.errors import ActionError, InvalidArgumentError
 
@@ -210,3 +212,38 @@ def test_declared_weights_are_used_and_the_adversarys_arrays_are_left_writable()
                          progress=False)
     assert r.fast_path and r.claim == "certified"
     adv.x[0, 0, 0] = 0.0  # the engine copied what it made read-only
+
+
+@pytest.mark.parametrize("learner", ["rep-ridge", replify.wrap(rho=0.1)(TextbookLinUCB)], ids=["rep-ridge", "wrapped"])
+def test_digits_on_the_finite_support_path_fits_in_memory(learner):
+    # digits as blocks: R = 1 797 rows, n = 10 arms, d = 10 x 65 = 650 features. A stretch's statistics
+    # once took one d x d outer product per (row, arm): an array of 17 970 x 650 x 650 floats, 56.6 GiB.
+    # Now the support's contexts (R n d floats, 89 MiB) are the unit: the adversary holds them (built
+    # through one temporary copy), the engine a read-only copy, a stretch the played entries' features
+    # and their weighted copy; measured peak 0.66 GiB. The ceiling, 12 such arrays (1.05 GiB), is
+    # 1/54 of the old request.
+    data = replify.datasets.digits()
+    unit = data.features.shape[0] * 10 * 10 * (data.features.shape[1] + 1) * 8
+    tracemalloc.start()
+    try:
+        r = replify.evaluate(learner, "classification-bandit", n=10, horizon=20_000, rho=0.1, pairs=2, seed=0,
+                             progress=False, fast_path=True,
+                             adversary_params={"features": data.features, "labels": data.labels})
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert r.fast_path and r.claim == "certified"
+    assert peak < 12 * unit, f"peak {peak / 2**30:.3g} GiB"
+
+
+def test_a_ridge_too_large_for_memory_is_refused_before_allocating(monkeypatch):
+    # d = 20 000 features: a 3.2 GB Gram per lane, and the solve's two copies, 12 GiB for one learner
+    # (35.8 GiB for evaluate's group of 4 lanes): refused with d, n, the estimate and the way out, before
+    # numpy is asked for anything
+    learner = replify.wrap(TextbookLinUCB, n=3, horizon=1000, rho=0.1, seed=0)
+    with pytest.raises(InvalidArgumentError, match=r"d=20000 features with n=3 arms .* need about 12 GiB .*"
+                                                   r"RIDGE_BYTES = 4 GiB; give fewer features"):
+        learner.act(np.zeros((3, 20_000)))
+    monkeypatch.setattr(rounded_ridge, "RIDGE_BYTES", 2**20)  # the limit is read when d is known
+    with pytest.raises(InvalidArgumentError, match=r"d=200 features .* more than .*RIDGE_BYTES = 1 MiB"):
+        replify.wrap(TextbookLinUCB, n=3, horizon=1000, rho=0.1, seed=0).act(np.zeros((3, 200)))
