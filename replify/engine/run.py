@@ -56,11 +56,11 @@ from replify.components.bandits import is_bandit
 from replify.components.bandit_lanes import offers_lanes
 from replify.components.contextual import is_contextual, shows_contexts, varying_contexts
 from replify.engine import limits
-from replify.engine.declarations import AUDIT_SLOT, audit
+from replify.engine.declarations import AUDIT_SLOT, audit, audit_support
 from replify.engine.lanes import _Lanes, _block_class
 from replify.engine.outcomes import Outcomes
 from replify.engine.cycles import cycle_learners, _cycles
-from replify.engine.support import _support, audit_support, checked_support, support_learners
+from replify.engine.support import _support, checked_support, support_learners
 from replify.engine.contexts import _contextual
 from replify.engine.paths import _fast, _pair_by_pair, _per_step, _segment_learners
 from replify.errors import InvalidArgumentError, ReplifyWarning

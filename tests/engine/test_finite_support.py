@@ -15,6 +15,7 @@ import replify
 from replify.components import rounded_ridge
 from replify.components.sequences import ChunkedSequence
 from replify.errors import ActionError, InvalidArgumentError
+from replify.offpolicy import Log
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "algorithms"))
 from test_contextual_wrap import TextbookLinUCB  # noqa: E402  (a user's LinUCB, shared by the two files)
@@ -193,16 +194,23 @@ class Declares(ChunkedSequence):
         return self.x, c, c + self.means_shift
 
 
-@pytest.mark.parametrize("change, words", [
-    ({}, "support_weights do not fit its draws"),  # skewed draws, no weights declared: uniform assumed
-    ({"support_costs": np.tile([[1.0, 0.0]], (4, 1))}, "drew a row that is not in it"),
-    ({"means_shift": 0.3}, "so its means must be its costs"),
-])
-def test_a_support_that_its_draws_contradict_is_refused(change, words):
+@pytest.mark.parametrize("change, declared, words", [
+    ({}, None, "support_weights do not fit its draws"),  # skewed draws, no weights declared: uniform assumed
+    ({"weights": (0.25,) * 4}, (0.7, 0.1, 0.1, 0.1), "support_weights do not fit its draws"),  # the reverse
+    ({"weights": (1 / 3, 1 / 3, 1 / 3, 0.0)}, (0.25,) * 4, "support_weights do not fit its draws"),  # a row never drawn
+    ({"support_costs": np.tile([[1.0, 0.0]], (4, 1))}, None, "drew a row that is not in it"),  # costs 1 - c
+    ({"means_shift": 0.3}, None, "so its means must be its costs"),
+], ids=["skewed draws", "skewed weights", "a row never drawn", "other costs", "means not costs"])
+def test_a_support_that_its_draws_contradict_is_refused(change, declared, words):
+    # by the engine's finite-support path and by a compact simulated log alike (one audit)
     adv = Declares(**change)
+    if declared is not None:
+        adv.support_weights = np.asarray(declared)
     with pytest.raises(replify.errors.DeclarationError, match=words):
         replify.evaluate(replify.wrap(rho=0.1)(TextbookLinUCB), adv, n=2, horizon=2**20, pairs=2, seed=0,
                          progress=False)
+    with pytest.raises(replify.errors.DeclarationError, match=words):
+        Log.simulate(adv, n=2, rows=10_000, seed=0, compact=True)
 
 
 def test_declared_weights_are_used_and_the_adversarys_arrays_are_left_writable():
