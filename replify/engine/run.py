@@ -63,6 +63,7 @@ from replify.engine.cycles import cycle_learners, _cycles
 from replify.engine.support import _support, checked_support, support_learners
 from replify.engine.contexts import _contextual
 from replify.engine.paths import _fast, _pair_by_pair, _per_step, _segment_learners
+from replify.engine.played import audit_arm_law, played_law
 from replify.errors import InvalidArgumentError, ReplifyWarning
 from replify.base.randomness import DATA, INTERNAL, MIXED, Streams, child
 
@@ -210,6 +211,9 @@ def _simulate(
             # learners trusts iid/law_changes and cost_bounds, a pseudo-regret expected_sums.
             audit(seq, n=n, horizon=horizon, rng=np.random.default_rng(child(root, AUDIT_SLOT)),
                   same_law=use_fast and (cycles or support), expected=state.expected_sums is not None)
+            if not use_fast and all(is_bandit(lr) for lr in learners) and played_law(seq, horizon, state.domain):
+                # the arms' declared law, held to the adversary's draws, before only the played arm is drawn
+                audit_arm_law(seq, n=n, horizon=horizon, rng=np.random.default_rng(child(root, AUDIT_SLOT, 2)))
             if use_fast and support:  # the declared rows and weights, held to the adversary's draws
                 audit_support(seq, checked_support(state), n=n, horizon=horizon,
                               rng=np.random.default_rng(child(root, AUDIT_SLOT, 1)))
