@@ -35,12 +35,23 @@ from typing import Any, Sequence
 import attrs
 import numpy as np
 
-from replify.base.checks import check_int, check_positive, check_rho
+from replify.base.checks import byte_size, check_int, check_positive, check_rho
 from replify.components.contextual import ContextLanes, ContextualLearner
 from replify.errors import InvalidArgumentError
 
 #: The default regulariser λ₀ and number of phases K (rep-ridge's docstring measures the choice).
 DEFAULT_LAM, DEFAULT_PHASES, DEFAULT_EXPLORE = 30.0, 3, 0.1
+
+#: The most bytes one learner's ridge statistics may take (read when its features' d is known): the
+#: lanes' d × d Gram blocks, and the two copies the solve makes at each decision. Raise it to fit a
+#: larger d on purpose; beyond it the learner refuses, naming d, n and its estimate.
+RIDGE_BYTES = 4 * 2**30
+
+#: Explored steps one lane holds before folding them into its Gram: one matmul over a batch (BLAS at
+#: full speed) instead of a d × d outer product per step (memory-bound: 40 s for 10⁴ steps at
+#: d = 3 000). Fixed per lane, so that a lane played alone and in a stack adds its samples in the
+#: same batches; below the Gram's own size wherever d ≥ 256.
+PENDING_ROWS = 256
 
 
 @attrs.frozen(kw_only=True)
@@ -170,7 +181,20 @@ class RoundedRidgeLanes(ContextLanes):
 
     def _setup(self, d: int) -> None:
         k = self.n if self.model == "disjoint" else 1  # one block of the estimate per arm, or one
+        # the Gram blocks, the regularised copy and the solve's own copy at a decision, the identity, and
+        # the held steps
+        need = 8 * (d * d * (3 * self.lanes * k + 1) + self.lanes * PENDING_ROWS * (d + 2))
+        if need > RIDGE_BYTES:
+            raise InvalidArgumentError(
+                f"{self.label}: d={d} features with n={self.n} arms ({self.model} model: {k} block(s) of d x d per lane, "
+                f"{self.lanes} lane(s)) need about {byte_size(need)} for the ridge statistics, more than "
+                f"replify.components.rounded_ridge.RIDGE_BYTES = {byte_size(RIDGE_BYTES)}; give fewer features (a "
+                "projection; for classification-bandit, features_as='same' with model='disjoint' has d = features + 1 "
+                "instead of n(features + 1)), run fewer pairs together, or raise RIDGE_BYTES if the memory is there")
         self.gram = np.zeros((self.lanes, k, d, d))
+        held = PENDING_ROWS
+        self._pending = (np.zeros((self.lanes, held), np.int64), np.zeros((self.lanes, held, d)), np.zeros((self.lanes, held)))
+        self._held = 0
         self.b = np.zeros((self.lanes, k, d))
         self.rounded = np.zeros((self.lanes, k, d))
         self.widths = check_widths(self.params, k * d, self.label,
@@ -214,18 +238,30 @@ class RoundedRidgeLanes(ContextLanes):
         """Add exploration statistics: for each lane i and entry j, ``weights[i, j]`` samples of
         arm ``arms[i, j]`` with features ``x[i, j]`` (d,) whose costs sum to ``sums[i, j]``."""
         block = arms if self.model == "disjoint" else np.zeros_like(arms)
-        rows = np.arange(self.lanes)[:, None]
-        np.add.at(self.gram, (rows, block), weights[..., None, None] * x[..., :, None] * x[..., None, :])
-        np.add.at(self.b, (rows, block), sums[..., None] * x)
+        # each block's statistics as Xᵀ W X and Xᵀ s, batched matmuls over the entries: never one d × d
+        # outer product per entry (a bootstrapped data set's support has R·n entries: digits' 17 970 at
+        # d = 650 would be 57 GiB)
+        for k in range(self.gram.shape[1]):  # a loop over the few blocks (one, or one per arm)
+            mine = block == k
+            self.gram[:, k] += np.matmul(np.swapaxes(x * np.where(mine, weights, 0.0)[..., None], 1, 2), x)
+            self.b[:, k] += np.matmul(np.where(mine, sums, 0.0)[:, None, :], x)[:, 0]
 
     def _learn(self, arms: np.ndarray, x: np.ndarray, costs: np.ndarray) -> None:
-        if self._exploring():
-            if self.model == "shared":
-                self.gram[:, 0] += x[:, :, None] * x[:, None, :]
-                self.b[:, 0] += costs[:, None] * x
-            else:
-                self.add_samples(arms[:, None], x[:, None], np.ones((self.lanes, 1)), costs[:, None])
+        if self._exploring():  # held, then folded in by batches (PENDING_ROWS)
+            held_arms, held_x, held_costs = self._pending
+            j = self._held
+            held_arms[:, j], held_x[:, j], held_costs[:, j] = arms, x, costs
+            self._held = j + 1
+            if self._held == held_arms.shape[1]:
+                self._fold()
         self.advanced(self.t + 1)
+
+    def _fold(self) -> None:
+        """Add the held exploration samples to the statistics."""
+        j, (held_arms, held_x, held_costs) = self._held, self._pending
+        if j:
+            self.add_samples(held_arms[:, :j], held_x[:, :j], np.ones((self.lanes, j)), held_costs[:, :j])
+            self._held = 0
 
     def advanced(self, t: int) -> None:
         """Decide at the phase boundary, once ``t`` steps are played."""
@@ -234,6 +270,7 @@ class RoundedRidgeLanes(ContextLanes):
 
     def _decide(self) -> None:
         """θ̃ for the next phase: ridge on the exploration samples so far, rounded on a grid from R."""
+        self._fold()
         k = self._phase
         samples = self.params.samples[k]
         d = self.d

@@ -298,3 +298,34 @@ def audit(seq: Any, *, n: int, horizon: int, rng: np.random.Generator, same_law:
                else "fix expected_sums, or leave it out (the report then has no pseudo-regret)")
         raise DeclarationError(f"{found}. The evaluation relies on what the adversary declares: {fix}")
 
+
+def audit_support(seq: Any, support: tuple, *, n: int, horizon: int, rng: np.random.Generator) -> None:
+    """Hold a declared finite support (``context_support``: contexts (R, n, d), costs and means
+    (R, n), and the rows' weights (R,), checked for shape) to the adversary's own draws, on the
+    audit's stream ``rng``: a row fixes its costs, so its means must be its costs; every row
+    ``sample_contexts`` draws (up to 4096) must be a row of the support; and their frequencies must
+    fit the weights — by the DKW inequality, the empirical distribution over the rows (in the
+    support's order) lies within sqrt(ln(2/10⁻⁶)/(2L)) of the declared one but for 10⁻⁶. A
+    contradiction raises :class:`~replify.errors.DeclarationError`."""
+    x, c, m, w = support
+    if not np.array_equal(c, m):
+        r, a = (int(v) for v in np.argwhere(c != m)[0])
+        raise DeclarationError(f"{type(seq).__name__}.context_support(): row {r}'s cost of arm {a} is {c[r, a]!r} but "
+                               f"its mean {m[r, a]!r}; a finite support fixes each row's costs, so its means must be its "
+                               "costs")
+    rows = min(4096, horizon)
+    got = seq.sample_contexts(rng, 0, rows)
+    dx, dc = (np.asarray(v, dtype=np.float64) for v in got[:2])
+    index = {xr.tobytes() + cr.tobytes(): r for r, (xr, cr) in enumerate(zip(x, c))}
+    keys = [a.tobytes() + b.tobytes() for a, b in zip(dx, dc)]
+    unknown = [k for k, key in enumerate(keys) if key not in index]
+    if unknown:
+        raise DeclarationError(f"{type(seq).__name__} declares a finite support (context_support), but its "
+                               f"sample_contexts drew a row that is not in it (draw {unknown[0] + 1} of {rows}): the "
+                               "support must list every row, with the contexts and costs the draws show")
+    freq = np.bincount([index[key] for key in keys], minlength=w.size) / rows
+    gap = float(np.abs(np.cumsum(freq) - np.cumsum(w)).max())
+    if gap > math.sqrt(math.log(2 / 1e-6) / (2 * rows)):
+        raise DeclarationError(f"{type(seq).__name__}'s support_weights do not fit its draws: over {rows} rows of "
+                               f"sample_contexts their distribution is {gap:.3g} away from the declared one (beyond "
+                               "what chance gives but for 1e-6); declare the rows' probabilities as support_weights")

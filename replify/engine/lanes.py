@@ -41,6 +41,9 @@ class _Lanes:
         domain: CostDomain | None = None, samplers: list | None = None, reference: np.ndarray | None = None,
     ) -> None:
         self.learners, self.rngs, self.seq = learners, rngs, seq
+        # (lane, a second build of its learner) for the first lane and the last, stepped alone beside the
+        # lanes' first steps (engine.paths)
+        self.twin: list[tuple[int, Any]] | None = None
         # per lane: the expert `constant` plays with the lane's R (the learning gain's reference)
         self.reference = None if reference is None else np.asarray(reference, dtype=np.int64)
         # the progress reporter's ear inside the group: the fraction of its lanes' steps played (run.py)

@@ -11,7 +11,7 @@ from replify.base.checks import PLAIN_INTS, as_float_array, check_action
 from replify.engine import limits
 from replify.engine.lanes import _Lanes, _check_decided
 from replify.engine.outcomes import accumulate, step_costs
-from replify.errors import ActionError, CostError, InvalidArgumentError
+from replify.errors import ActionError, CostError, InvalidArgumentError, LearnerProtocolError
 from replify.components.bandits import BanditFeed, is_bandit
 from replify.components.bandit_lanes import LaneFeed, lane_form
 from replify.engine.played import Drawn, PlayedArms, played_law
@@ -66,6 +66,7 @@ def _per_step(state: _Lanes, block_cls: type | None, budget: int) -> None:
         costs = state.draw_rows(t0, t1, out=buf)
         if feed is not None:
             actions, paid = feed.play(costs, t0)
+            _check_twin(state, form, costs, actions, t0)
         else:
             played = [_play_told(state, i, costs[i], t0) for i in range(lanes)]  # each learner gets its own copy
             actions, paid = np.stack([a for a, _ in played]), np.stack([p for _, p in played])
@@ -85,6 +86,7 @@ def _played_arms(state: _Lanes, feed: LaneFeed | None, rows: int) -> None:
         kind, loc, scale, u = draws.chunk(t0, t1)
         if feed is not None:
             actions, paid = feed.play_law(kind, loc, scale, u, t0)
+            _check_twin(state, feed.lanes, [Drawn(kind, loc, scale, ui, n) for ui in u], actions, t0)
         else:
             actions, paid = np.empty((lanes, t1 - t0), dtype=np.int64), np.empty((lanes, t1 - t0))
             for i in range(lanes):  # each lane's learner alone, told only its arm's cost
@@ -92,6 +94,36 @@ def _played_arms(state: _Lanes, feed: LaneFeed | None, rows: int) -> None:
         state.played(t1 * lanes)
         draws.settle(t0, t1, actions, paid)
         state.account(actions, paid, np.ones(t1 - t0), np.arange(t0, t1))
+
+
+#: Steps over which a learner's lane form is compared with the learner stepped alone (:func:`_check_twin`).
+TWIN_STEPS = 256
+
+
+def _check_twin(state: _Lanes, form: Any, costs: Any, arms: np.ndarray, t0: int) -> None:
+    """Once an evaluation, on the first chunk: each learner of ``state.twin`` (the first lane's and
+    the last lane's, built again from their seeds) stepped alone, act/update, on what its lane saw
+    (``costs[i]``: the lane's chunk, an array or a :class:`Drawn`) over the first
+    :data:`TWIN_STEPS` steps, must play the lane's ``arms[i]``. A lane form that plays other arms
+    than its learners — another rule, or lanes drawing from one shared generator, which makes a
+    pair's runs depend on the lanes beside them (and on ``n_jobs``) — is refused: its numbers would
+    not be its learner's."""
+    twins, state.twin = state.twin or [], None
+    k = min(TWIN_STEPS, arms.shape[1])
+    for i, twin in twins:
+        seen = costs[i]
+        part = seen[:k] if isinstance(seen, np.ndarray) else Drawn(
+            seen.kind, seen.loc[:k] if seen.rows > 1 else seen.loc, seen.scale, seen.u[:k], state.n)
+        alone = np.asarray(BanditFeed(twin, state.n).play(part, t0))
+        if not np.array_equal(alone, arms[i, :k]):
+            t = int(np.flatnonzero(alone != arms[i, :k])[0])
+            name = type(state.learners[0]).__name__
+            raise LearnerProtocolError(
+                f"{name}.for_lanes(): lane {i} played arm {int(arms[i, t])} at step {t0 + t + 1}, but the same learner "
+                f"stepped alone (act/update, built from the same seed, on the same costs) plays arm {int(alone[t])}; the "
+                f"lane form ({type(form).__name__}) must play what each of its learners plays alone, each lane drawing "
+                "from its own generator (lanes that share one make a pair's runs depend on the lanes beside them, and "
+                "on n_jobs)")
 
 
 def _whole_numbers(

@@ -42,9 +42,9 @@ import numpy as np
 from replify.base.checks import as_float_array
 from replify.components.bandits import BanditFeed
 from replify.engine import limits
-from replify.engine.declarations import declared_pieces
+from replify.engine.declarations import AUDIT_FALSE_ALARM, AUDIT_FLOATS, AUDIT_PIECES, declared_pieces
 from replify.engine.lanes import curve_edges
-from replify.errors import CostError
+from replify.errors import CostError, DeclarationError
 
 #: The laws an adversary may declare for its arms (module docstring).
 KINDS = ("bernoulli", "normal")
@@ -86,6 +86,86 @@ def law_of(seq: Any, start: int, stop: int) -> tuple[str, np.ndarray, float]:
     if kind == "bernoulli" and not ((loc >= 0.0) & (loc <= 1.0)).all():
         raise CostError(f"{source}: a Bernoulli arm's loc is its probability, in [0, 1]; got {loc.min()}..{loc.max()}")
     return kind, loc, scale
+
+
+def audit_arm_law(seq: Any, *, n: int, horizon: int, rng: np.random.Generator) -> None:
+    """Hold ``arm_law`` to the adversary's own costs before the played-arm path trusts it: draw,
+    from ``rng`` (the audit's stream), a chunk of ``sample_chunk`` at the start and one at the end
+    of each of the first :data:`AUDIT_PIECES` declared pieces (:data:`AUDIT_FLOATS` floats in
+    all), and compare every arm's m sampled costs with the law ``arm_law`` gives the piece. Exact
+    checks first: a Bernoulli arm costs 0 or ``scale`` and nothing else, a normal one of scale 0
+    costs its ``loc``. Then one statistical test per arm and piece, at false-alarm probability
+    :data:`AUDIT_FALSE_ALARM` divided among them (union bound), δ each: a Bernoulli arm's mean
+    cost against scale·p by Hoeffding (costs in a range of |scale|: within
+    |scale|·√(ln(2/δ)/(2m)) but for δ); a normal arm's standardised costs (c − loc)/scale against
+    the standard normal's distribution function by the DKW inequality (Massart's constant: the
+    empirical one within √(ln(2/δ)/(2m)) everywhere but for δ), which a wrong mean, a wrong scale
+    and costs of another shape (0/1 costs declared normal) all break. That the law is one within
+    each piece is checked exactly, step by step, as the run asks for it (:class:`PlayedArms`). A
+    contradiction raises :class:`~replify.errors.DeclarationError`."""
+    pieces = (declared_pieces(seq, horizon) or [])[:AUDIT_PIECES]
+    name = type(seq).__name__
+    k = max(64, AUDIT_FLOATS // (2 * n * max(1, len(pieces))))
+    sampled = []
+    for s, e in pieces:
+        spans = [(s, e)] if e - s <= 2 * k else [(s, s + k), (e - k, e)]
+        got = [as_float_array(f"the adversary's sample_chunk(rng, {a}, {b})", seq.sample_chunk(rng, a, b)) for a, b in spans]
+        if any(g.shape != (b - a, n) or not np.isfinite(g).all() for g, (a, b) in zip(got, spans)):
+            return  # the engine's own draws refuse a wrong shape or a non-finite cost, naming it
+        law = law_of(seq, s, s + 1)
+        for a, b in spans:
+            one_law_a_piece(law_of(seq, a, b)[1], a, b, [(s, e)], law[1])
+        sampled.append((s, e, law, np.concatenate(got)))
+    log_term = math.log(2.0 * n * max(1, len(sampled)) / AUDIT_FALSE_ALARM)  # ln(2/δ)
+    fix = "fix arm_law (or leave it out, and the engine draws every arm's cost), or pass fast_path=False"
+    for s, e, (kind, loc, scale), c in sampled:
+        where, p, m = f"steps {s + 1}..{e}", loc[0], c.shape[0]
+        exact = (c == 0.0) | (c == scale) if kind == "bernoulli" else (c == p) if scale == 0.0 else None
+        if exact is not None and not exact.all():
+            t, a = (int(v) for v in np.argwhere(~exact)[0])
+            allowed = f"0 or {scale:g}" if kind == "bernoulli" else f"{p[a]:g}"
+            raise DeclarationError(f"{name}.arm_law declares {kind} costs of scale {scale:g} for {where}, so arm {a} "
+                                   f"costs {allowed}, but its sample_chunk drew {float(c[t, a])!r} there; {fix}")
+        if kind == "bernoulli":
+            radius = abs(scale) * math.sqrt(log_term / (2.0 * m))
+            gap = np.abs(c.mean(axis=0) - scale * p)
+            what = "mean cost {got:.6g} against the declared {want:.6g}"
+        elif scale != 0.0:
+            z = np.sort((c - p) / scale, axis=0)
+            cdf = 0.5 * (1.0 + _erf(z / math.sqrt(2.0)))
+            steps = np.arange(1, m + 1)[:, None] / m
+            gap = np.maximum(np.abs(steps - cdf), np.abs(steps - 1.0 / m - cdf)).max(axis=0)  # KS distance
+            radius = math.sqrt(log_term / (2.0 * m))
+            what = "standardised costs (c - loc)/scale are {gap:.3g} away from a standard normal's distribution"
+        else:
+            continue
+        hit = np.flatnonzero(gap > radius)
+        if hit.size:
+            a = int(hit[0])
+            said = what.format(got=float(c[:, a].mean()), want=float(scale * p[a]), gap=float(gap[a]))
+            raise DeclarationError(f"{name}.arm_law declares {kind} costs (loc {float(p[a]):.6g}, scale {scale:g}) for arm "
+                                   f"{a} over {where}, but over {m} steps of its sample_chunk its {said}, where the "
+                                   f"declared law gives at most {radius:.3g} but for {AUDIT_FALSE_ALARM / (n * len(sampled)):.2g}; "
+                                   f"{fix}")
+
+
+def one_law_a_piece(loc: np.ndarray, t0: int, t1: int, pieces: list[tuple[int, int]], piece_loc: np.ndarray) -> None:
+    """Refuse an ``arm_law(t0, t1)`` whose ``loc`` differs, at some step, from the law of the
+    declared piece the step lies in (``piece_loc``: each piece's loc at its first step): exact."""
+    steps = np.arange(t0, t1)
+    piece = np.searchsorted([p0 for p0, _ in pieces], steps, side="right") - 1
+    rows = np.broadcast_to(loc, (t1 - t0, loc.shape[1]))
+    off = np.flatnonzero((rows != piece_loc[piece]).any(axis=1))
+    if off.size:
+        t, (a, b) = int(steps[off[0]]), pieces[int(piece[off[0]])]
+        raise DeclarationError(
+            f"the adversary's arm_law gives step {t + 1} the locs {rows[off[0]].tolist()}, but step {a + 1}, in the same "
+            f"declared piece (steps {a + 1}..{b}: iid or law_changes), {piece_loc[piece[off[0]]].tolist()}; the law must "
+            "be one within each piece (declare law_changes where it changes)")
+
+
+#: the error function, elementwise (numpy has none; the Python one, for the audit's few thousand costs)
+_erf = np.frompyfunc(math.erf, 1, 1)
 
 
 def segment_ends(pieces: list[tuple[int, int]], horizon: int) -> np.ndarray:
@@ -131,6 +211,7 @@ class PlayedArms:
         if any(k != self.kind or s != self.scale for k, _, s in laws):
             raise CostError("the adversary's arm_law must keep one kind and scale over the run; its pieces differ")
         piece_loc = np.stack([loc[0] for _, loc, _ in laws])  # (pieces, n): each piece's one law
+        self.piece_loc = piece_loc
         # Per lane, per segment (module docstring: between checkpoints and changes of law) and arm:
         # the steps the arm was not played, and its played costs' sum. Every unplayed sum is drawn at
         # the end, one call per lane (what the regret curve needs is known only then, and many small
@@ -148,6 +229,7 @@ class PlayedArms:
         if kind != self.kind or scale != self.scale:
             raise CostError(f"the adversary's arm_law({t0}, {t1}) changed its kind or scale during the run")
         rows = t1 - t0
+        one_law_a_piece(loc, t0, t1, self.pieces, self.piece_loc)  # the unplayed sums are drawn from the piece's law
         draw = (lambda rng: rng.random(rows)) if kind == "bernoulli" else (lambda rng: rng.standard_normal(rows))
         return kind, loc, scale, np.stack([draw(rng) for rng in self.state.rngs])
 

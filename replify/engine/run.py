@@ -56,13 +56,14 @@ from replify.components.bandits import is_bandit
 from replify.components.bandit_lanes import offers_lanes
 from replify.components.contextual import is_contextual, shows_contexts, varying_contexts
 from replify.engine import limits
-from replify.engine.declarations import AUDIT_SLOT, audit
+from replify.engine.declarations import AUDIT_SLOT, audit, audit_support
 from replify.engine.lanes import _Lanes, _block_class
 from replify.engine.outcomes import Outcomes
 from replify.engine.cycles import cycle_learners, _cycles
-from replify.engine.support import _support, audit_support, checked_support, support_learners
+from replify.engine.support import _support, checked_support, support_learners
 from replify.engine.contexts import _contextual
 from replify.engine.paths import _fast, _pair_by_pair, _per_step, _segment_learners
+from replify.engine.played import audit_arm_law, played_law
 from replify.errors import InvalidArgumentError, ReplifyWarning
 from replify.base.randomness import DATA, INTERNAL, MIXED, Streams, child
 
@@ -185,6 +186,9 @@ def _simulate(
                        reference=np.repeat([constant_expert(child(root, INTERNAL, k), n) for k in ids], 2))
         if progress is not None:
             state.on_steps = _StepProgress(progress, g0, len(ids), len(pair_ids))
+        if lanes and g0 == 0 and not contextual:  # the lane form checked against stepping (engine.paths)
+            state.twin = [(i, check_learner(build(child(root, INTERNAL, ids[i // 2])), source="the learner callable"))
+                          for i in (0, len(learners) - 1)]  # the first lane and the last
         segmented = block_cls is None and not changing and _segment_learners(learners)
         cycles, why = (False, "") if block_cls is not None or segmented or changing else \
             cycle_learners(learners, seq, state.domain, horizon)
@@ -210,6 +214,9 @@ def _simulate(
             # learners trusts iid/law_changes and cost_bounds, a pseudo-regret expected_sums.
             audit(seq, n=n, horizon=horizon, rng=np.random.default_rng(child(root, AUDIT_SLOT)),
                   same_law=use_fast and (cycles or support), expected=state.expected_sums is not None)
+            if not use_fast and all(is_bandit(lr) for lr in learners) and played_law(seq, horizon, state.domain):
+                # the arms' declared law, held to the adversary's draws, before only the played arm is drawn
+                audit_arm_law(seq, n=n, horizon=horizon, rng=np.random.default_rng(child(root, AUDIT_SLOT, 2)))
             if use_fast and support:  # the declared rows and weights, held to the adversary's draws
                 audit_support(seq, checked_support(state), n=n, horizon=horizon,
                               rng=np.random.default_rng(child(root, AUDIT_SLOT, 1)))

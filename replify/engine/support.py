@@ -29,7 +29,6 @@ that names no policy is played on the per-step path.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -39,7 +38,7 @@ from replify.components.contextual import _policy_of
 from replify.engine.cycles import _round_robin_pulls
 from replify.engine.declarations import declared_pieces
 from replify.engine.lanes import _Lanes
-from replify.errors import ActionError, CostError, DeclarationError, InvalidArgumentError
+from replify.errors import ActionError, CostError, InvalidArgumentError
 
 
 #: what a stretch may be (module docstring)
@@ -83,10 +82,6 @@ def checked_support(state: _Lanes) -> tuple[np.ndarray, np.ndarray, np.ndarray, 
     if not (np.isfinite(x).all() and np.isfinite(c).all() and np.isfinite(m).all()):
         raise CostError(f"{source} returned contexts, costs or means that are not finite")
     state.check_rows(c[None], 0)
-    if not np.array_equal(c, m):  # a row fixes its costs: their means are the costs themselves
-        r, a = (int(v) for v in np.argwhere(c != m)[0])
-        raise DeclarationError(f"{source}: row {r}'s cost of arm {a} is {c[r, a]!r} but its mean {m[r, a]!r}; a finite "
-                               "support fixes each row's costs, so its means must be its costs")
     w = getattr(seq, "support_weights", None)
     w = np.full(rows, 1.0 / rows) if w is None else as_float_array(f"{type(seq).__name__}.support_weights", w)
     if w.shape != (rows,) or (w < 0).any() or not abs(w.sum() - 1.0) <= 1e-9:
@@ -94,30 +89,6 @@ def checked_support(state: _Lanes) -> tuple[np.ndarray, np.ndarray, np.ndarray, 
                         f"{w.shape}, sum {float(w.sum()) if w.size else 0.0:g}")
     x.flags.writeable = False
     return x, c, m, w / w.sum()
-
-
-def audit_support(seq: Any, support: tuple, *, n: int, horizon: int, rng: np.random.Generator) -> None:
-    """Hold the declared support to the adversary's own draws, on the audit's stream: every row
-    ``sample_contexts`` draws (up to 4096) must be a row of the support, and their frequencies
-    must fit ``support_weights`` — by the DKW inequality, the empirical distribution over the rows
-    (in the support's order) lies within sqrt(ln(2/10⁻⁶)/(2L)) of the declared one but for 10⁻⁶."""
-    x, c, _, w = support
-    rows = min(4096, horizon)
-    got = seq.sample_contexts(rng, 0, rows)
-    dx, dc = (np.asarray(v, dtype=np.float64) for v in got[:2])
-    index = {xr.tobytes() + cr.tobytes(): r for r, (xr, cr) in enumerate(zip(x, c))}
-    keys = [a.tobytes() + b.tobytes() for a, b in zip(dx, dc)]
-    unknown = [k for k, key in enumerate(keys) if key not in index]
-    if unknown:
-        raise DeclarationError(f"{type(seq).__name__} declares a finite support (context_support), but its "
-                               f"sample_contexts drew a row that is not in it (draw {unknown[0] + 1} of {rows}): the "
-                               "support must list every row, with the contexts and costs the draws show")
-    freq = np.bincount([index[key] for key in keys], minlength=w.size) / rows
-    gap = float(np.abs(np.cumsum(freq) - np.cumsum(w)).max())
-    if gap > math.sqrt(math.log(2 / 1e-6) / (2 * rows)):
-        raise DeclarationError(f"{type(seq).__name__}'s support_weights do not fit its draws: over {rows} rows of "
-                               f"sample_contexts their distribution is {gap:.3g} away from the declared one (beyond "
-                               "what chance gives but for 1e-6); declare the rows' probabilities as support_weights")
 
 
 def checked_stretch(got: Any, *, n: int, rows: int, left: int, step: int, name: str) -> tuple[str, Any, int]:

@@ -27,8 +27,8 @@ import attrs
 import numpy as np
 
 from replify.base.checks import as_float_array, byte_size
-from replify.base.randomness import Seed, seed_sequence
-from replify.engine.declarations import declared_bounds
+from replify.base.randomness import Seed, child, seed_sequence
+from replify.engine.declarations import AUDIT_SLOT, audit_support, declared_bounds
 from replify.errors import InvalidArgumentError, MissingExtraError
 from replify.plugins.factory import make_adversary
 
@@ -390,7 +390,9 @@ class Log:
         seq = logged_system(adversary, n=n, rows=int(rows), instance_seed=instance_seed, adversary_params=adversary_params)
         if compact:
             return cls._compact(seq, n=n, rows=int(rows), logging=logging, rng=np.random.default_rng(s_data),
-                                name=adversary if isinstance(adversary, str) else type(seq).__name__)
+                                name=adversary if isinstance(adversary, str) else type(seq).__name__,
+                                audit_seed=seed_sequence(seed))
+        check_simulated_size(seq, n=n, rows=int(rows))  # rows=10**10: refused with the memory it needs, not numpy's
         x, c, m = seq.sample_contexts(np.random.default_rng(s_data), 0, int(rows))
         prob = logging_probabilities(logging, np.asarray(x), n)
         u = np.random.default_rng(s_act).random(int(rows))
@@ -402,7 +404,8 @@ class Log:
                                cost_range=declared_bounds(seq))
 
     @classmethod
-    def _compact(cls, seq: Any, *, n: int, rows: int, logging: Any, rng: np.random.Generator, name: str) -> Log:
+    def _compact(cls, seq: Any, *, n: int, rows: int, logging: Any, rng: np.random.Generator, name: str,
+                 audit_seed: np.random.SeedSequence) -> Log:
         if not callable(getattr(seq, "context_support", None)):
             raise InvalidArgumentError(f"compact=True needs an adversary of finite support (context_support: "
                                        f"classification-bandit, ...); got {type(seq).__name__}")
@@ -418,6 +421,8 @@ class Log:
             _bad_row(owner, np.isfinite(w) & (w >= 0), w, "a probability >= 0 (one per row of the support)")
             raise InvalidArgumentError(f"{owner} must be {support} probabilities adding up to 1, one per row of its "
                                        f"support; they add up to {w.sum()!r}")
+        # the declared rows, costs and weights held to the adversary's own draws, as the engine holds them
+        audit_support(seq, (x, c, m, w), n=n, horizon=rows, rng=np.random.default_rng(child(audit_seed, AUDIT_SLOT)))
         prob = logging_probabilities(logging, x, n)  # (R, n): the logging policy on every row of the support
         counts = rng.multinomial(rows, (w[:, None] * prob).ravel() / (w[:, None] * prob).sum()).reshape(support, n)
         r, a = np.nonzero(counts)

@@ -10,7 +10,7 @@ import pytest
 
 import replify
 from replify.components.contextual_conversion import ReplicableContextual
-from replify.errors import InvalidArgumentError
+from replify.errors import ActionError, InvalidArgumentError
 from replify_plugins.peers import MabwiserPolicy, RiverPolicy, shared_context
 from replify_plugins.peers import adapters
 
@@ -76,3 +76,38 @@ def test_bad_policies_and_a_missing_package_are_said_clearly(monkeypatch):
     monkeypatch.setattr(adapters.importlib, "import_module", missing)
     with pytest.raises(InvalidArgumentError, match=r'mabwiser is not installed: pip install "replify\[peers\]"'):
         MabwiserPolicy(n=3, horizon=10, rng=np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("peer", PEERS, ids=["river-linucb", "mabwiser-linucb", "mabwiser-lints"])
+def test_a_peer_reads_one_layout_for_the_whole_run(peer):
+    # the first step shows one row for every arm, the second rows that differ: the policy's models
+    # were built on d features, and are never handed n·d (refused, naming the way out)
+    learner = peer(n=3, horizon=10, rng=np.random.default_rng(0))
+    a = learner.act(np.tile([0.1, 0.2], (3, 1)))
+    learner.update(a, 1.0)
+    with pytest.raises(InvalidArgumentError, match="the arms' rows differ.*context='concatenated'"):
+        learner.act(np.arange(6.0).reshape(3, 2) / 10)
+    # declared concatenated: n·d features at every step, whatever the rows
+    held = peer(n=3, horizon=10, rng=np.random.default_rng(0), context="concatenated")
+    for x in (np.tile([0.1, 0.2], (3, 1)), np.arange(6.0).reshape(3, 2) / 10):
+        arm = held.act(x)
+        held.update(arm, 0.5)
+    seen = held._context if isinstance(held, RiverPolicy) else held._x
+    assert len(seen) == 6
+
+
+@pytest.mark.parametrize("peer", PEERS, ids=["river-linucb", "mabwiser-linucb", "mabwiser-lints"])
+def test_a_peer_refuses_one_arm_an_arm_out_of_range_and_a_non_finite_context(peer):
+    with pytest.raises(InvalidArgumentError, match="n must be an integer >= 2 .* got 1"):
+        peer(n=1, horizon=10, rng=np.random.default_rng(0))
+    learner = peer(n=3, horizon=10, rng=np.random.default_rng(0))
+    a = learner.act(np.eye(3))
+    with pytest.raises(ActionError, match=r"action must be an arm in \[0, 3\); got 7"):
+        learner.update(7, 0.0)
+    learner.update(a, 0.0)
+    with pytest.raises(InvalidArgumentError, match=r"context must be a finite \(n, d\) = \(3, d\) array .* non-finite"):
+        learner.act(np.array([[np.nan, 0.0], [0.0, 1.0], [1.0, 1.0]]))
+    with pytest.raises(InvalidArgumentError, match=r"got shape \(2, 2\)"):
+        learner.act(np.eye(2))
+    with pytest.raises(InvalidArgumentError, match="context must be one of"):
+        peer(n=3, horizon=10, rng=np.random.default_rng(0), context="rows")

@@ -388,3 +388,27 @@ class LateGreedy(LaneBandit):
 def test_the_check_plays_long_enough_to_see_a_late_refill():
     with pytest.raises(AssertionError, match="stepped alone"):
         check_lanes_equal_stepping(LateGreedy)
+
+
+class OtherRule(Greedy):
+    """Wrong: its lane form plays the next arm after the one each learner plays alone."""
+
+    @classmethod
+    def for_lanes(cls, learners):
+        form = super().for_lanes(learners)
+        choose = form._choose
+        form._choose = lambda: (choose() + 1) % form.n
+        return form
+
+
+@pytest.mark.parametrize("learner, step", [(SharedStream, r"\d+"), (LateGreedy, r"(129|1[3-9]\d|2[0-5]\d)"),
+                                            (OtherRule, r"\d+")],
+                         ids=["one shared generator", "shared from step 129", "another rule"])
+@pytest.mark.parametrize("adversary, params", [("bernoulli-arms", {}), ("drifting-bernoulli", {"start": 0.2, "end": 0.8})],
+                         ids=["played-arm path", "full draw"])
+def test_evaluate_refuses_a_lane_form_that_plays_other_arms_than_stepping(learner, step, adversary, params):
+    # once ρ̂ 1.0 in lanes against 0.0 stepped, and n_jobs = 1 and 2 disagreeing; LateGreedy parts from
+    # stepping at step 129 at the earliest (where its lanes first share a generator)
+    with pytest.raises(replify.errors.LearnerProtocolError,
+                       match=rf"lane \d played arm \d at step {step}, but the same learner stepped alone"):
+        replify.evaluate(learner, adversary, n=3, horizon=400, pairs=3, seed=0, progress=False, adversary_params=params)

@@ -5,14 +5,17 @@ from __future__ import annotations
 
 import math
 import sys
+import tracemalloc
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import replify
+from replify.components import rounded_ridge
 from replify.components.sequences import ChunkedSequence
 from replify.errors import ActionError, InvalidArgumentError
+from replify.offpolicy import Log
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "algorithms"))
 from test_contextual_wrap import TextbookLinUCB  # noqa: E402  (a user's LinUCB, shared by the two files)
@@ -191,16 +194,23 @@ class Declares(ChunkedSequence):
         return self.x, c, c + self.means_shift
 
 
-@pytest.mark.parametrize("change, words", [
-    ({}, "support_weights do not fit its draws"),  # skewed draws, no weights declared: uniform assumed
-    ({"support_costs": np.tile([[1.0, 0.0]], (4, 1))}, "drew a row that is not in it"),
-    ({"means_shift": 0.3}, "so its means must be its costs"),
-])
-def test_a_support_that_its_draws_contradict_is_refused(change, words):
+@pytest.mark.parametrize("change, declared, words", [
+    ({}, None, "support_weights do not fit its draws"),  # skewed draws, no weights declared: uniform assumed
+    ({"weights": (0.25,) * 4}, (0.7, 0.1, 0.1, 0.1), "support_weights do not fit its draws"),  # the reverse
+    ({"weights": (1 / 3, 1 / 3, 1 / 3, 0.0)}, (0.25,) * 4, "support_weights do not fit its draws"),  # a row never drawn
+    ({"support_costs": np.tile([[1.0, 0.0]], (4, 1))}, None, "drew a row that is not in it"),  # costs 1 - c
+    ({"means_shift": 0.3}, None, "so its means must be its costs"),
+], ids=["skewed draws", "skewed weights", "a row never drawn", "other costs", "means not costs"])
+def test_a_support_that_its_draws_contradict_is_refused(change, declared, words):
+    # by the engine's finite-support path and by a compact simulated log alike (one audit)
     adv = Declares(**change)
+    if declared is not None:
+        adv.support_weights = np.asarray(declared)
     with pytest.raises(replify.errors.DeclarationError, match=words):
         replify.evaluate(replify.wrap(rho=0.1)(TextbookLinUCB), adv, n=2, horizon=2**20, pairs=2, seed=0,
                          progress=False)
+    with pytest.raises(replify.errors.DeclarationError, match=words):
+        Log.simulate(adv, n=2, rows=10_000, seed=0, compact=True)
 
 
 def test_declared_weights_are_used_and_the_adversarys_arrays_are_left_writable():
@@ -210,3 +220,38 @@ def test_declared_weights_are_used_and_the_adversarys_arrays_are_left_writable()
                          progress=False)
     assert r.fast_path and r.claim == "certified"
     adv.x[0, 0, 0] = 0.0  # the engine copied what it made read-only
+
+
+@pytest.mark.parametrize("learner", ["rep-ridge", replify.wrap(rho=0.1)(TextbookLinUCB)], ids=["rep-ridge", "wrapped"])
+def test_digits_on_the_finite_support_path_fits_in_memory(learner):
+    # digits as blocks: R = 1 797 rows, n = 10 arms, d = 10 x 65 = 650 features. A stretch's statistics
+    # once took one d x d outer product per (row, arm): an array of 17 970 x 650 x 650 floats, 56.6 GiB.
+    # Now the support's contexts (R n d floats, 89 MiB) are the unit: the adversary holds them (built
+    # through one temporary copy), the engine a read-only copy, a stretch the played entries' features
+    # and their weighted copy; measured peak 0.66 GiB. The ceiling, 12 such arrays (1.05 GiB), is
+    # 1/54 of the old request.
+    data = replify.datasets.digits()
+    unit = data.features.shape[0] * 10 * 10 * (data.features.shape[1] + 1) * 8
+    tracemalloc.start()
+    try:
+        r = replify.evaluate(learner, "classification-bandit", n=10, horizon=20_000, rho=0.1, pairs=2, seed=0,
+                             progress=False, fast_path=True,
+                             adversary_params={"features": data.features, "labels": data.labels})
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert r.fast_path and r.claim == "certified"
+    assert peak < 12 * unit, f"peak {peak / 2**30:.3g} GiB"
+
+
+def test_a_ridge_too_large_for_memory_is_refused_before_allocating(monkeypatch):
+    # d = 20 000 features: a 3.2 GB Gram per lane, and the solve's two copies, 12 GiB for one learner
+    # (35.8 GiB for evaluate's group of 4 lanes): refused with d, n, the estimate and the way out, before
+    # numpy is asked for anything
+    learner = replify.wrap(TextbookLinUCB, n=3, horizon=1000, rho=0.1, seed=0)
+    with pytest.raises(InvalidArgumentError, match=r"d=20000 features with n=3 arms .* need about 12 GiB .*"
+                                                   r"RIDGE_BYTES = 4 GiB; give fewer features"):
+        learner.act(np.zeros((3, 20_000)))
+    monkeypatch.setattr(rounded_ridge, "RIDGE_BYTES", 2**20)  # the limit is read when d is known
+    with pytest.raises(InvalidArgumentError, match=r"d=200 features .* more than .*RIDGE_BYTES = 1 MiB"):
+        replify.wrap(TextbookLinUCB, n=3, horizon=1000, rho=0.1, seed=0).act(np.zeros((3, 200)))

@@ -95,3 +95,66 @@ def test_lanes_and_stepping_alone_agree_and_a_replay_is_the_pair_as_evaluated(mo
     assert replay.as_evaluated and np.allclose(replay.regret, lanes.regret[1], atol=1e-9)
     costs = replay.costs[0]
     assert costs.shape == (700, 3) and set(np.unique(costs)) <= {0.0, 1.0}
+
+
+class Lies:
+    """iid arms that draw Bernoulli(``drawn``) costs and declare ``arm_law`` as ``law(start, stop)``."""
+
+    iid, cost_bounds = True, (0.0, 1.0)
+
+    def __init__(self, law, drawn=(0.8, 0.5, 0.5), horizon=2000, uniform=False):
+        self.n, self.horizon, self.law, self.drawn, self.uniform = 3, horizon, law, np.asarray(drawn), uniform
+
+    def sample_chunk(self, rng, start, stop):
+        u = rng.random((stop - start, self.n))
+        return u if self.uniform else (u < self.drawn).astype(np.float64)
+
+    def sample(self, rng):
+        return self.sample_chunk(rng, 0, self.horizon)
+
+    def arm_law(self, start, stop):
+        return self.law(start, stop)
+
+
+def _declared(start, stop):
+    return "bernoulli", np.array([[0.2, 0.5, 0.5]]), 1.0
+
+
+def _varying(start, stop):  # a different law at every step of one iid piece
+    return "bernoulli", np.tile([[0.8, 0.5, 0.5]], (stop - start, 1)) * (np.arange(start, stop) % 2)[:, None], 1.0
+
+
+LIES = [
+    # means (0.2, .5, .5) declared over draws of (0.8, .5, .5)
+    (_declared, False, r"arm 0 over steps 1..2000, .* mean cost 0.8.* against the declared 0.2"),
+    (_declared, True, r"so arm 0 costs 0 or 1, but its sample_chunk drew 0\."),  # uniform costs declared Bernoulli
+    (_varying, False, r"the law must be one within each piece"),  # regret -134.75 once
+]
+
+
+@pytest.mark.parametrize("learner", ["ucb1", "exp3", "thompson", "rep-etc"])
+@pytest.mark.parametrize("law, uniform, words", LIES, ids=["other means", "costs not 0 or 1", "varying in a piece"])
+def test_an_arm_law_that_the_costs_contradict_is_refused(learner, law, uniform, words):
+    # The audit's false alarm is at most 1e-9 per evaluation (Hoeffding and DKW, exact, union bound over
+    # the arms); the lies here are far beyond its thresholds (0.8 against 0.2 where it allows 0.072).
+    kw = {"rho": 0.1} if learner == "rep-etc" else {}
+    with pytest.raises(replify.errors.DeclarationError, match=words):
+        replify.evaluate(learner, Lies(law, uniform=uniform), n=3, horizon=2000, pairs=2, seed=0,
+                         progress=False, **kw)
+
+
+def test_a_normal_law_over_costs_of_another_shape_is_refused():
+    # 0/1 costs declared normal (a learner for unbounded costs takes the normal law): the standardised
+    # costs are +-1, 0.16 or more from the normal's distribution function at -1 (DKW allows 0.072)
+    normal = lambda start, stop: ("normal", np.array([[0.8, 0.5, 0.5]]), 0.5)  # noqa: E731
+    with pytest.raises(replify.errors.DeclarationError, match=r"standardised costs \(c - loc\)/scale are .* away"):
+        replify.evaluate("ucb1", Lies(normal), n=3, horizon=2000, pairs=2, seed=0, progress=False, sigma=0.5)
+
+
+def test_an_honest_arm_law_passes_the_audit_on_many_seeds():
+    # the audit's thresholds hold the shipped laws: 10 seeds of each, no refusal (each at most 1e-9)
+    laws = (("iid-bernoulli", {"means": [0.3, 0.5, 0.6]}, {}), ("gaussian-arms", {"gap": 0.1, "sigma": 0.5}, {"sigma": 0.5}),
+            ("switching-bernoulli", {"means": [[0.3, 0.6, 0.5], [0.7, 0.4, 0.5]]}, {}))
+    for s in range(10):
+        for name, params, kw in laws:
+            replify.evaluate("ucb1", name, n=3, horizon=3000, pairs=2, seed=s, progress=False, adversary_params=params, **kw)

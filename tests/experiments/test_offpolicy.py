@@ -922,6 +922,11 @@ def test_a_log_too_large_for_memory_is_refused_before_it_is_drawn():
     with pytest.raises(InvalidArgumentError, match=r"rows 10,000,000,000: a simulated log of 3 arms, .* more than this "
                                                    r"machine's"):
         record("linucb", "classification-bandit", n=3, rows=10**10, seed=0)
+    with pytest.raises(InvalidArgumentError, match=r"rows 10,000,000,000: a simulated log of 3 arms, .* more than this "
+                                                   r"machine's"):
+        Log.simulate("classification-bandit", n=3, rows=10**10, seed=0)
+    # a compact log holds its support only: 10^10 rows of wine are drawn as counts
+    assert Log.simulate("classification-bandit", n=3, rows=10**10, seed=0, compact=True).rows == 10**10
 
 
 def test_messages_say_where_n_came_from_and_what_was_wrong():
