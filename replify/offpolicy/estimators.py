@@ -21,15 +21,26 @@ SNIPS's and DR's covered it in 969, 986 and 1000 of them; docs/offpolicy.md).
 terms are skewed (a rare arm's rare cost: weights of 50 on a Bernoulli(0.1) cost) it has not, and a
 "95%" interval covered the truth in 63% of 1 000 logs of 500 rows and 91% of 2 000 rows. The
 estimate then carries a ``caveat`` and a :class:`~replify.errors.SmallSampleWarning` naming the
-effective sample size (Kish's, (Σ w)²/Σ w² over the rows) and the rows Cochran's rule asks for,
-N ≥ 25 γ² with γ the terms' sample skewness (Cochran, *Sampling Techniques*, 1977, §2.15); measured
-on that log, coverage reaches 93% near N = 10 000, where the rule asks for about 12 000. Where every
-term is the same (SNIPS on a policy whose matched rows all cost 1) the sample's spread is 0 and the
-normal interval would claim certainty: the interval is then the rule of three's, exact for a
-sample of identical values — the mean lies within (hi − v)(1 − α^{1/E}) above and (v − lo)(1 − α^{1/E})
-below the value v at level 1 − 2α, E the effective sample size and [lo, hi] the cost range (the
-log's declared range, else its own; none to speak of where every logged cost is the same: no
-interval). This bound is ours, after the rule of three (Hanley & Lippman-Hand, JAMA 1983).
+effective sample size (Kish's, (Σ w)²/Σ w² over the rows) and what is missing: the rows Cochran's
+rule asks for, N ≥ 25 γ² with γ the terms' sample skewness (Cochran, *Sampling Techniques*, 1977,
+§2.15; measured on that log, coverage reaches 93% near N = 10 000, where the rule asks for about
+12 000), or — where the rare event was never drawn, so that the sample's skewness cannot see it — a
+single row of the largest weight W moving the estimate by more than the interval's half-width:
+W·(hi − lo)/N > z·se, W = π/p_min where ``min_propensity`` is declared, else the largest weight on
+the log's contexts (an independent review found the skewness alone silent on 68% of logs of 2·10⁴
+rows whose rare arm was logged with probability 10⁻⁴, covering the truth in 18% of them).
+
+Where every term is the same (SNIPS on a policy whose matched rows all cost 1) the sample's spread
+is 0 and the normal interval would claim certainty. The interval is then the rule of three's (ours,
+after Hanley & Lippman-Hand, JAMA 1983): all N rows gave the same term y₀, so with confidence
+1 − α the probability that a row's term differs is at most τ = 1 − α^{1/N}, and a term lies in
+[T_lo, T_hi] — w·c for IPS with w ≤ W and c in the cost range; the DR term's range with the
+model's predictions; w(c − v) for SNIPS, whose estimate less v is the mean of w(c − v) since
+E w = 1 — so the mean lies in [y₀ − (y₀ − T_lo)τ, y₀ + (T_hi − y₀)τ], α = (1 − confidence)/2 a
+side. The cost range is the log's declared one, else its own; where every logged cost is the same
+and none is declared, nothing bounds the costs not seen and there is no interval. (A first version
+used Kish's effective sample size for N with the cost range alone: the review's rare arm, logged
+with probability 0.001 and all its few rows costing 0, got [0, 0.0016] around a truth of 0.01.)
 
 **Clipping.** ``clip=M`` replaces every weight by min(w, M) in IPS and DR (Bottou et al., JMLR
 2013): a bias towards 0 traded for variance; the result says how many weights were clipped.
@@ -133,8 +144,8 @@ def ridge_model(log: Log, lam: float = 1.0) -> Callable[[np.ndarray], np.ndarray
 
 
 def estimate(log: Log, policy: Callable[[np.ndarray], Any], estimator: str = "ips", *,
-             model: Callable[[np.ndarray], Any] | None = None, clip: float | None = None,
-             confidence: float = 0.95) -> Estimate:
+             model: Callable[[np.ndarray], Any] | None = None, clip: Any = None,
+             confidence: Any = 0.95) -> Estimate:
     """The expected cost of ``policy`` (a function of the contexts, all rows at once, returning arms
     (rows,) or probabilities (rows, n)) estimated from ``log`` by ``estimator`` (module docstring),
     with its interval at ``confidence``. ``model`` serves ``"dm"`` and ``"dr"`` (``"ips"`` and
@@ -190,7 +201,9 @@ def estimate(log: Log, policy: Callable[[np.ndarray], Any], estimator: str = "ip
     truth = None if log.means is None else log.true_value(policy)
     k = np.ones(log.stored) if log.weights is None else log.weights
     ess = float(np.sum(k * w)) ** 2 / float(np.sum(k * w * w)) if np.any(w > 0) else 0.0
-    interval, kind, caveat = _interval(log, estimator, value, se, terms, ess, confidence)
+    weight = largest_weight(log, pi)
+    interval, kind, caveat = _interval(log, estimator, value, se, terms, ess, confidence, weight,
+                                       _term_range(log, estimator, value, weight[0], hat if estimator == "dr" else None))
     missing = unlogged_arms(log, pi)
     if missing:  # IPS and SNIPS count those rows as nothing; DM and DR put the cost model there
         caveat = "; ".join(filter(None, [caveat, f"the policy: {missing}" + (
@@ -200,34 +213,74 @@ def estimate(log: Log, policy: Callable[[np.ndarray], Any], estimator: str = "ip
                     true_value=truth, ess=ess, caveat=caveat, interval_kind=kind)
 
 
+def _term_range(log: Log, estimator: str, value: float, big: float, hat: np.ndarray | None) -> tuple[float, float]:
+    """The range of the quantity whose mean is the estimate, each row's weight up to ``big``: w·c for
+    IPS, the DR term for DR (the model's predictions widen the cost range), and v + w(c − v) for SNIPS
+    (E w = 1, so the estimate less v is the mean of w(c − v)). Costs in the log's declared range, else
+    its own."""
+    lo, hi = log.cost_range if log.cost_range is not None else (float(log.costs.min()), float(log.costs.max()))
+    if estimator == "dm":  # no interval: any range serves
+        return lo, hi
+    if estimator == "ips":
+        return big * min(lo, 0.0), big * max(hi, 0.0)
+    if estimator == "snips":
+        return value + big * min(lo - value, 0.0), value + big * max(hi - value, 0.0)
+    c_lo, c_hi = min(lo, float(hat.min())), max(hi, float(hat.max()))
+    return c_lo - big * (c_hi - c_lo), c_hi + big * (c_hi - c_lo)
+
+
 #: Cochran's rule for the normal approximation to a mean of skewed terms: N ≥ 25 γ² (module docstring)
 COCHRAN = 25.0
 
 
-def _interval(log: Log, estimator: str, value: float, se: float, terms: np.ndarray, ess: float,
-              confidence: float) -> tuple[tuple[float, float] | None, str | None, str | None]:
+def largest_weight(log: Log, pi: np.ndarray) -> tuple[float, bool]:
+    """W, the largest importance weight π(a|x)/μ(a|x) the policy can get, and whether it is a bound:
+    1/p_min where the log declares its logging policy's least probability (a bound), else the
+    largest over the log's rows of its recorded logging distribution (or of the logged weights):
+    measured on these contexts."""
+    if log.min_propensity is not None:
+        return float(pi.max()) / float(log.min_propensity), True
+    if log.distribution is not None:
+        return float(np.max(pi / np.maximum(log.distribution, np.finfo(float).tiny))), False
+    return float(np.max(pi[np.arange(log.stored), log.actions] / log.propensities)), False
+
+
+def _interval(log: Log, estimator: str, value: float, se: float, terms: np.ndarray, ess: float, confidence: float,
+              weight: tuple[float, bool], term_range: tuple[float, float]) -> tuple[tuple[float, float] | None, str | None,
+                                                                                    str | None]:
     """The interval, its kind and its caveat (module docstring: the normal interval, a caveat where
-    Cochran's rule is not met, the rule of three's where every term is the same)."""
+    Cochran's rule or the largest term says the sample is too small, the rule of three's where
+    every term is the same)."""
     if estimator == "dm":
         return None, None, None
+    big, bounded = weight
+    how = "" if bounded else " (the largest weight measured on this log's contexts: no min_propensity declared)"
     spread = max(abs(value), float(np.abs(terms).max()), 1.0) * 1e-12
     if se * math.sqrt(log.rows) <= spread:  # every term the same: the normal interval's width would be 0
-        lo, hi = log.cost_range if log.cost_range is not None else (float(log.costs.min()), float(log.costs.max()))
+        lo, hi = term_range
         if hi <= lo:
             return None, None, ("every term is the same and every logged cost too, with no cost range declared: "
                                 "nothing bounds the costs not seen, so no interval")
-        tail = 1.0 - ((1.0 - confidence) / 2.0) ** (1.0 / max(ess, 1.0))
-        caveat = (f"every term is the same on {log.rows} rows (effective sample size {ess:.3g}): a rule-of-three "
-                  f"interval over the cost range [{lo:g}, {hi:g}], not a normal one of width 0")
-        return (value - max(value - lo, 0.0) * tail, value + max(hi - value, 0.0) * tail), "rule of three", caveat
+        # every one of the N rows gave the same term y0: P(a term differs) <= tau with confidence 1 - alpha,
+        # and a term lies in [lo, hi] (the weights up to W), so the mean lies within tau of y0 in that range
+        tau = 1.0 - ((1.0 - confidence) / 2.0) ** (1.0 / log.rows)
+        caveat = (f"every term is the same on {log.rows} rows: a rule-of-three interval over the terms' range "
+                  f"[{lo:.4g}, {hi:.4g}] (weights up to {big:.4g}{how}), not a normal one of width 0")
+        return (value - max(value - lo, 0.0) * tau, value + max(hi - value, 0.0) * tau), "rule of three", caveat
     z = NormalDist().inv_cdf(0.5 + confidence / 2.0)
     m = log.mean(terms)
     gamma = log.mean((terms - m) ** 3) / log.mean((terms - m) ** 2) ** 1.5
     need = COCHRAN * gamma * gamma
-    caveat = None
+    said = []
     if log.rows < need:
-        caveat = (f"too few effective rows for the normal interval: effective sample size {ess:.3g} of {log.rows} "
-                  f"rows, and the terms' skewness {gamma:.3g} asks for {need:,.0f} rows (Cochran's rule, 25 x "
-                  "skewness^2); its coverage may fall well below the nominal level")
+        said.append(f"the terms' skewness {gamma:.3g} asks for {need:,.0f} rows (Cochran's rule, 25 x skewness^2)")
+    lo, hi = term_range
+    if (hi - lo) / log.rows > z * se:  # a row the log never drew could move the estimate past its interval
+        said.append(f"one row of the largest weight ({big:.4g}{how}) would move the estimate by up to "
+                    f"{(hi - lo) / log.rows:.3g}, more than the interval's half-width {z * se:.3g}")
+    caveat = None
+    if said:
+        caveat = (f"too few effective rows for the normal interval (effective sample size {ess:.3g} of {log.rows} "
+                  f"rows): " + "; and ".join(said) + "; its coverage may fall well below the nominal level")
         warn(f"{estimator} on {log.name}: {caveat}", SmallSampleWarning)
     return (value - z * se, value + z * se), "normal", caveat

@@ -171,6 +171,11 @@ def _checked(*, contexts: Any, actions: Any, costs: Any, propensities: Any, n: A
             raise InvalidArgumentError(f"weights must be integers of shape ({rows},), how many interactions each stored "
                                        f"row stands for; got {raw.dtype} of shape {raw.shape}")
         _bad_row("weights", raw >= 1, raw, "a count >= 1 (the interactions the row stands for)")
+        _bad_row("weights", raw <= 2**62, raw, "a count <= 2**62 (an int64 count)")
+        total = sum(int(v) for v in raw) if raw.size < 4096 else int(raw.astype(object).sum())
+        if total > 2**62:  # the rows' total is an int64 everywhere it is used: past it the sum wraps
+            raise InvalidArgumentError(f"weights: the log stands for {total} interactions; expected at most 2**62 "
+                                       "(an int64 count)")
         weights = raw.astype(np.int64)
         weights.flags.writeable = False
     return dict(contexts=x, actions=a, costs=c, propensities=p, n=n, distribution=dist, means=m, name=name,

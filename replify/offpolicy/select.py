@@ -173,6 +173,8 @@ class Replicable:
         """The certificate's bound on P(this decision and one from an independent log of ``rows``
         rows differ), R shared: ρ + min(1, |log₂(rows/N)|) on the width's ladder, ρ where the least
         size ``min_rows`` was declared and both logs have at least as many rows (module docstring)."""
+        if isinstance(rows, (bool, np.bool_)) or not isinstance(rows, numbers.Integral) or rows < 1:
+            raise InvalidArgumentError(f"rows must be an integer >= 1 (the other log's rows); got {rows!r}")
         if self.min_rows is not None:
             return self.rho_bound if rows >= self.min_rows else 1.0
         return min(1.0, self.rho_bound + min(1.0, abs(math.log2(rows / self.rows))))
@@ -326,8 +328,21 @@ def _stability(log: Log, rho: Any, min_propensity: Any, cost_bound: Any,
                      "greatest costs were used")
     note = None if not notes else "measured, not certified: the certificate needs " + "; and ".join(notes)
     rows = log.rows if min_rows is None else int(min_rows)
-    # M = hi/2 − lo/2, not (hi − lo)/2: a range near ±1.8e308 has no finite difference
-    return (hi / 2.0 - lo / 2.0) * math.sqrt(2.0 / (rows * float(p))), float(p), not notes, note, (lo, hi)
+    return _half_range(lo, hi) * math.sqrt(2.0 / (rows * float(p))), float(p), not notes, note, (lo, hi)
+
+
+def _baseline(lo: float, hi: float) -> float:
+    """b, the middle of [lo, hi] as float64 computes it (lo/2 + hi/2: a range near ±1.8e308 has no
+    finite sum)."""
+    return lo / 2.0 + hi / 2.0
+
+
+def _half_range(lo: float, hi: float) -> float:
+    """M, the largest |c − b| over [lo, hi] with b as computed: on a range a few ulps wide b rounds off
+    the middle (onto lo, for [1, 1 + 2⁻⁵²]), and (hi − lo)/2 would understate it by half; rounded up
+    by two ulps."""
+    b = _baseline(lo, hi)
+    return float(np.nextafter(np.nextafter(max(hi - b, b - lo), np.inf), np.inf))
 
 
 #: The step h of the width's ladder, in log₂ units (module docstring: a ladder of ratio √2).
@@ -364,12 +379,20 @@ def _rounded(log: Log, rho: Any, seed: Seed, min_propensity: Any, cost_bound: An
     u, order, v = float(rng.random()), rng.permutation(len(policies)), float(rng.random())
     raw = factor * s / rho
     _finite(log, "grid's width", raw * math.sqrt(2.0), lo, hi)  # the ladder widens it by up to √2
+    if not raw > 0.0:
+        raise InvalidArgumentError(f"cost_bound=[{lo:g}, {hi:g}]: the grid's width underflows float64 (a cost range "
+                                   f"this narrow); rescale the costs (the decision is the same in any unit)")
     width, ladder = _width(raw, v, min_rows is None)
-    b = lo / 2.0 + hi / 2.0
+    b = _baseline(lo, hi)
     d, truth, unlogged = zip(*(_estimate(log, pol, b) for pol in policies))
     d = np.array(d)
     _finite(log, "estimate", d, lo, hi)
-    cells = np.floor(d / width - u).astype(np.int64)  # integers: compared exactly
+    scaled = d / width - u
+    if not np.all(np.abs(scaled) < 2.0**62):  # an int64 cell: past it the cast wraps (a declared p_min of 1e-60)
+        raise InvalidArgumentError(f"{log.name}: an estimate lies {float(np.abs(scaled).max()):.3g} grid cells from the "
+                                   "baseline, more than an integer cell can hold; the declared min_propensity or cost "
+                                   "range is far from what the log shows")
+    cells = np.floor(scaled).astype(np.int64)  # integers: compared exactly
     values = np.clip(b + width * (cells + u + 0.5), lo, hi)  # the truth lies in [lo, hi]
     return dict(value=values, width=width, rho_bound=rho, certified=certified, s=s, min_propensity=p,
                 cost_range=(lo, hi), note=note, estimates=b + d, true_values=None if truth[0] is None else np.array(truth),
@@ -379,7 +402,7 @@ def _rounded(log: Log, rho: Any, seed: Seed, min_propensity: Any, cost_bound: An
 
 def replicable_value(log: Log, policy: Callable[[np.ndarray], Any], *, rho: float | np.floating, seed: Seed,
                      min_propensity: float | np.floating | None = None, cost_bound: Any = None,
-                     min_rows: int | np.integer | None = None) -> Replicable:
+                     min_rows: Any = None) -> Replicable:
     """The policy's estimated cost (IPS with the baseline at the middle of the cost range) rounded
     on a grid of width at least s/ρ with an offset from R (``seed``): two independent logs of N and N′
     rows report the same number with probability ≥ 1 − ρ − |log₂(N′/N)| (≥ 1 − ρ for logs of at
@@ -394,7 +417,7 @@ def replicable_value(log: Log, policy: Callable[[np.ndarray], Any], *, rho: floa
 
 def select(log: Log, policies: Sequence[Callable[[np.ndarray], Any]] | Mapping[str, Callable[[np.ndarray], Any]], *,
            rho: float | np.floating, seed: Seed, min_propensity: float | np.floating | None = None,
-           cost_bound: Any = None, min_rows: int | np.integer | None = None) -> Replicable:
+           cost_bound: Any = None, min_rows: Any = None) -> Replicable:
     """The candidate of least rounded estimate (ties: the first in a random order from R), the
     estimates (IPS with the baseline at the middle of the cost range) rounded with one offset from
     R on a grid of width at least c_K·s/ρ: two independent logs choose alike with probability
@@ -434,11 +457,18 @@ def parting_probability(a: Replicable, b: Replicable) -> float:
     if (a.rho_bound, a.factor, a.cost_range, a.min_rows) != (b.rho_bound, b.factor, b.cost_range, b.min_rows):
         raise InvalidArgumentError("parting_probability compares decisions made with the same rho, candidates, cost "
                                    "range and min_rows (what two runs share)")
-    base = a.cost_range[0] / 2.0 + a.cost_range[1] / 2.0
+    base = _baseline(*a.cost_range)
     d = [np.atleast_1d(np.asarray(o.estimates, dtype=np.float64)) - base for o in (a, b)]
-    vs = (np.arange(LADDER_POINTS) + 0.5) / LADDER_POINTS if a.min_rows is None else np.array([0.0])
-    (wa, ka), (wb, kb) = (zip(*(_width(o.factor * o.s / o.rho_bound, float(v), a.min_rows is None) for v in vs))
-                          for o in (a, b))
+    raws = [o.factor * o.s / o.rho_bound for o in (a, b)]
+    if a.min_rows is None:  # midpoints on the pieces of [0, 1) where neither ladder index changes (the rungs'
+        # breakpoints are the fractional parts of log2(raw)/h: splitting there makes the index exact)
+        cuts = np.unique(np.r_[0.0, [np.mod(math.log2(r) / LADDER_STEP, 1.0) for r in raws], 1.0])
+        per = max(2, LADDER_POINTS // (cuts.size - 1))
+        vs = np.concatenate([lo_ + (hi_ - lo_) * (np.arange(per) + 0.5) / per for lo_, hi_ in zip(cuts[:-1], cuts[1:])])
+        dv = np.concatenate([np.full(per, (hi_ - lo_) / per) for lo_, hi_ in zip(cuts[:-1], cuts[1:])])
+    else:
+        vs, dv = np.array([0.0]), np.array([1.0])
+    (wa, ka), (wb, kb) = (zip(*(_width(r, float(v), a.min_rows is None) for v in vs)) for r in raws)
     x = [d[0][None, :] / np.array(wa)[:, None], d[1][None, :] / np.array(wb)[:, None]]  # (V, K) each
     ends = np.broadcast_to([0.0, 1.0], (vs.size, 2))
     cuts = np.sort(np.concatenate([ends, np.mod(x[0], 1.0), np.mod(x[1], 1.0)], axis=1), axis=1)  # (V, 2K + 2)
@@ -449,7 +479,7 @@ def parting_probability(a: Replicable, b: Replicable) -> float:
     else:
         least = [c == c.min(axis=2, keepdims=True) for c in cells]
         apart = 1.0 - (least[0] & least[1]).sum(axis=2) / (least[0] | least[1]).sum(axis=2)
-    return float(np.sum(lengths * apart) / vs.size)
+    return float(np.sum(dv * np.sum(lengths * apart, axis=1)))
 
 
 def _error(outcome: Replicable) -> tuple[float, bool]:

@@ -205,7 +205,7 @@ class SignCosts(ChunkedSequence):
     def context_support(self):
         """Every sign vector, equally likely: a finite support, so compact logs are exact in law."""
         c = 2.0 * ((np.arange(2 ** self.n)[:, None] >> np.arange(self.n)) & 1) - 1.0
-        return np.zeros((c.shape[0], self.n, 1)), c, np.zeros_like(c)
+        return np.zeros((c.shape[0], self.n, 1)), c, c  # a row fixes its costs: its means are its costs
 
 
 def constant_arm(a):
@@ -365,7 +365,7 @@ class BernoulliArms(ChunkedSequence):
         """Every cost vector in {0, 1}^n as a row of a finite support (``support_weights``: its
         probability), so that a compact log of any size is drawn exactly, as one multinomial."""
         c = ((np.arange(2 ** self.n)[:, None] >> np.arange(self.n)) & 1).astype(np.float64)
-        return np.zeros((c.shape[0], self.n, 1)), c, np.broadcast_to(self.means, c.shape).copy()
+        return np.zeros((c.shape[0], self.n, 1)), c, c  # a row fixes its costs: its means are its costs
 
     @property
     def support_weights(self):
@@ -771,13 +771,24 @@ def test_what_a_decision_reports_is_finite_in_range_and_says_when_the_data_did_n
 
 def test_no_interval_claims_a_certainty_or_a_coverage_the_sample_cannot_support():
     # SNIPS on a policy whose matched rows all cost 1: the normal interval was [1, 1] (a claim of
-    # certainty from a sample). Now the rule of three's over the declared range [0, 1]: 1 - (0.025)^(1/E)
-    # below 1, E the effective sample size (estimators.py).
+    # certainty from a sample). Now the rule of three's: every one of the N rows gave the same term, so
+    # a term differs with probability at most tau = 1 - 0.025^(1/N), and SNIPS less v is the mean of
+    # w (c - v), in [W (lo - v), W (hi - v)], W = 3 the largest weight (p_min = 1/3 declared) (estimators.py)
     log = Log.simulate(BernoulliArms([1.0, 0.0, 0.0]), n=3, rows=12_000, seed=0)
     got = estimate(log, constant_arm(0), "snips")
     assert got.value == 1.0 and got.interval_kind == "rule of three" and "rule-of-three" in got.kind
-    assert got.interval[1] == 1.0 and got.interval[0] == pytest.approx(0.025 ** (1 / got.ess))
-    assert 3000 < got.ess < 5000 and got.interval[0] < 1 - 5e-4
+    assert got.interval[1] == 1.0 and got.interval[0] == pytest.approx(1 - 3 * (1 - 0.025 ** (1 / 12_000)))
+    # an independent review's attack: a rare arm (logged with 0.001) whose few rows all cost 0, weights up
+    # to 100 on it; Kish's effective sample size (2000) made the rule of three claim [0, 0.0016] where the
+    # truth is 0.01. Now W = 100 bounds the terms: the interval reaches 0.037 and covers it
+    rare = lambda contexts: np.tile([0.999, 0.001], (contexts.shape[0], 1))  # noqa: E731
+    target = lambda contexts: np.tile([0.9, 0.1], (contexts.shape[0], 1))  # noqa: E731
+    for seed in range(40):
+        sparse = Log.simulate(BernoulliArms([0.0, 0.1]), n=2, rows=10_000, seed=seed, logging=rare)
+        got = estimate(sparse, target, "ips")
+        if got.interval_kind == "rule of three":
+            break
+    assert got.interval_kind == "rule of three" and got.interval[0] <= 0.01 <= got.interval[1], got
     # a rare arm (propensity 0.02) with a rare cost (Bernoulli(0.1)): the "95%" interval covered the truth
     # in 63% of logs at 500 rows, 91% at 2000; the estimate now says so, naming the effective sample size, and warns
     logging = lambda contexts: np.tile([0.02, 0.49, 0.49], (contexts.shape[0], 1))  # noqa: E731
@@ -785,6 +796,15 @@ def test_no_interval_claims_a_certainty_or_a_coverage_the_sample_cannot_support(
     with pytest.warns(SmallSampleWarning, match=r"effective sample size \d+.* of 2000 rows.*Cochran's rule"):
         got = estimate(small, constant_arm(0), "ips")
     assert "too few effective rows" in got.caveat and got.ess < 60
+    # the review's second attack: an arm logged with probability 1e-4 whose rare cost the log never drew;
+    # the sample's skewness cannot see it (coverage 18% over 1000 logs of 2e4 rows, silent), but one row
+    # of weight 1000 would move the estimate past its interval: said
+    never = lambda contexts: np.tile([1 - 1e-4, 1e-4], (contexts.shape[0], 1))  # noqa: E731
+    half = lambda contexts: np.tile([0.9, 0.1], (contexts.shape[0], 1))  # noqa: E731
+    unseen = next(lg for lg in (Log.simulate(BernoulliArms([0.5, 1.0]), n=2, rows=20_000, seed=s, logging=never)
+                                for s in range(100)) if not (lg.actions == 1).any())
+    with pytest.warns(SmallSampleWarning, match="one row of the largest weight"):
+        assert "would move the estimate by up to" in estimate(unseen, half, "ips").caveat
     large = Log.simulate(BernoulliArms([0.1, 0.5, 0.5]), n=3, rows=20_000, seed=2, logging=logging)
     assert estimate(large, constant_arm(1), "ips").caveat is None  # a well-logged arm: nothing to say
     # numpy scalars are numbers like any other
@@ -972,3 +992,33 @@ def test_a_policy_that_plays_an_arm_the_log_never_shows_is_told_so():
     assert estimate(log, constant_arm(0), "ips").caveat is None
     chosen = select(log, {"zero": constant_arm(0), "two": constant_arm(2)}, rho=0.1, seed=0)
     assert "candidate two: it plays arm 2" in chosen.caveat and "baseline stands in" in chosen.caveat
+
+
+def test_what_an_independent_review_found_at_the_edges_of_float64_is_refused_or_certified_truly():
+    # A cost range one ulp wide: b rounded onto lo, |c - b| reached 2M and a certified 0.1 parted in 0.153
+    # of 5000 pairs. M is now the largest |c - b| with b as computed: the value's variance is within the
+    # bound again (checked directly: M >= every |c - b|).
+    from replify.offpolicy.select import _baseline, _half_range
+
+    lo = 1.0
+    hi = float(np.nextafter(lo, 2.0))
+    b = _baseline(lo, hi)
+    assert _half_range(lo, hi) >= max(hi - b, b - lo) > 0 and _half_range(0.0, 1.0) >= 0.5
+    log = Log.simulate("classification-bandit", n=3, rows=3000, seed=1)
+    pol = constant_arm(0)
+    # a declared p_min of 1e-60 puts the estimates 1e58 cells from the baseline: refused, not wrapped int64 cells
+    tiny = Log.from_arrays(contexts=log.contexts[:50], actions=log.actions[:50], costs=log.costs[:50],
+                           propensities=np.full(50, 1e-60), n=3)
+    with pytest.raises(InvalidArgumentError, match="more than an integer cell can hold"):
+        select(tiny, [pol, constant_arm(1)], rho=0.1, seed=0, min_propensity=1e-60, cost_bound=(0.0, 1.0))
+    # a range whose width underflows: refused, not a math domain error
+    with pytest.raises(InvalidArgumentError, match="underflows float64"):
+        replicable_value(Log.from_arrays(contexts=log.contexts, actions=log.actions, costs=np.zeros(3000),
+                                         propensities=log.propensities), pol, rho=0.1, seed=0, cost_bound=(0.0, 5e-324),
+                         min_propensity=1 / 3)
+    # a compact log's weights whose total overflows int64: refused, not a wrapped row count
+    with pytest.raises(InvalidArgumentError, match="at most 2\\*\\*62"):
+        Log(contexts=log.contexts[:3], actions=log.actions[:3], costs=log.costs[:3], propensities=log.propensities[:3],
+            n=3, weights=np.full(3, 2**62, dtype=np.int64))
+    with pytest.raises(InvalidArgumentError, match="rows must be an integer >= 1"):
+        replicable_value(log, pol, rho=0.1, seed=0).rho_between(0)

@@ -155,4 +155,4 @@ def test_the_command_line_certifies_logs_of_other_sizes_and_says_what_a_small_sa
     # a small log: the estimate's note names the effective sample size (printed, not a Python warning)
     assert main(base[:-2] + ["--rows", "60", "--estimator", "ips"]) == 0
     out, err = capsys.readouterr()
-    assert "note: too few effective rows for the normal interval: effective sample size" in out and "Warning" not in err
+    assert "note: too few effective rows for the normal interval (effective sample size" in out and "Warning" not in err
