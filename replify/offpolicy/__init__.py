@@ -4,19 +4,21 @@ contextual adversary with a stated logging policy — and the off-policy estimat
 policy's expected cost from it (:func:`estimate`: inverse propensity scoring, its self-normalised
 form, the direct method and the doubly robust estimator, each with a confidence interval).
 
-``log`` (the log, its checks, its constructors, the logging policies), ``record`` (a log of a
+``log`` (the log, its checks, its constructors), ``files`` (reading a log's file), ``policies`` (the
+logging policies and a target's probabilities on a log's rows), ``record`` (a log of a
 learner at work, explored ε-greedily), ``estimators`` (the
 estimates), ``select`` (a rounded estimate and a choice among policies that two independent logs
-make alike with probability ≥ 1 − ρ, certified, and their replicability measured over pairs of
-logs, as a :class:`replify.Report`). May import: everything below (the ground floor, components,
+make alike with probability ≥ 1 − ρ, certified), ``measure`` (their replicability measured over
+pairs of logs, as a :class:`replify.Report`, and computed over R for two given logs). May import: everything below (the ground floor, components,
 plugins, sources, engine's declarations, evaluation). Costs are losses, lower is better, as everywhere in replify.
 """
 
 from replify.offpolicy.estimators import ESTIMATORS, Estimate, estimate
-from replify.offpolicy.log import Log, epsilon_greedy, softmax
+from replify.offpolicy.log import Log
+from replify.offpolicy.policies import epsilon_greedy, softmax
 from replify.offpolicy.record import record
-from replify.offpolicy.select import (Replicable, parting_probability, replicability, replicable_value, select,
-                                     selection_factor)
+from replify.offpolicy.measure import parting_probability, replicability
+from replify.offpolicy.select import Replicable, replicable_value, select, selection_factor
 
 __all__ = ["ESTIMATORS", "Estimate", "Log", "Replicable", "epsilon_greedy", "estimate", "parting_probability", "replicability",
            "record", "replicable_value", "select", "selection_factor", "softmax"]

@@ -17,7 +17,8 @@ from replify.base.progress import ProgressArg, reporter
 from replify.evaluation.report import Report
 from replify.offpolicy.estimators import Estimate, estimate
 from replify.offpolicy.log import Log
-from replify.offpolicy.select import Replicable, replicability, replicable_value, select
+from replify.offpolicy.measure import replicability
+from replify.offpolicy.select import Replicable, replicable_value, select
 from replify.plots import colour, figure, figure_legend, save_figure, set_title, styled
 from replify.plots.fitting import set_labels
 

@@ -62,7 +62,8 @@ import attrs
 import numpy as np
 
 from replify.errors import InvalidArgumentError, SmallSampleWarning, warn
-from replify.offpolicy.log import Log, _scores, policy_probabilities, unlogged_arms
+from replify.offpolicy.log import Log
+from replify.offpolicy.policies import model_scores, policy_probabilities, unlogged_arms
 
 ESTIMATORS = ("ips", "snips", "dm", "dr")
 
@@ -175,7 +176,7 @@ def estimate(log: Log, policy: Callable[[np.ndarray], Any], estimator: str = "ip
     with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused below, naming it
         c = log.costs
         if estimator in ("dm", "dr"):
-            hat = _scores(model if model is not None else ridge_model(log), log.contexts, log.n)
+            hat = model_scores(model if model is not None else ridge_model(log), log.contexts, log.n)
             direct = (pi * hat).sum(axis=1)
         if estimator == "ips":
             terms = w * c

@@ -30,18 +30,11 @@ from replify.base.checks import as_float_array, byte_size
 from replify.base.randomness import Seed, child, seed_sequence
 from replify.engine.declarations import AUDIT_SLOT, audit_support, declared_bounds
 from replify.errors import InvalidArgumentError, MissingExtraError
+from replify.offpolicy.files import SNIFF_BYTES, bounded_lines, file_columns, refuse_binary
+from replify.offpolicy.policies import bad_row, logging_probabilities, policy_probabilities
 from replify.plugins.factory import make_adversary
 
 
-def _bad_row(name: str, ok: np.ndarray, values: np.ndarray, expected: str) -> None:
-    """Refuse the first row where ``ok`` is False, naming the column, the row and its value."""
-    if not ok.all():
-        i = int(np.argmin(ok))
-        value = values[i].tolist() if values.ndim > 1 else values[i].item()
-        raise InvalidArgumentError(f"{name}: row {i} is {value!r}; expected {expected}")
-
-
-#: How a refused row starts (:func:`_bad_row`): a file log adds where it is in the file.
 _BAD_ROW = re.compile(r"(\w+): row (\d+) ")
 
 
@@ -81,7 +74,7 @@ def _arms(actions: Any, rows: int, costs: Any, x: np.ndarray) -> np.ndarray:
     if a.dtype.kind == "f":
         whole = np.isfinite(a) & (a == np.round(a))
         if not whole.all():
-            _bad_row("actions", whole, a, "an integer arm")
+            bad_row("actions", whole, a, "an integer arm")
     return a
 
 
@@ -135,43 +128,43 @@ def _checked(*, contexts: Any, actions: Any, costs: Any, propensities: Any, n: A
     n, origin = _number_of_arms(n, x, dist, a)
     if x.ndim == 3 and x.shape[1] != n:
         raise InvalidArgumentError(f"contexts of shape (rows, n, d) must have n={n} arms; got shape {x.shape}")
-    _bad_row("contexts", np.isfinite(x.reshape(rows, -1)).all(axis=1), x, "finite features")
-    _bad_row("actions", (a >= 0) & (a < n), a, f"an arm in [0, {n})")  # on the given dtype: uint64 is not wrapped
+    bad_row("contexts", np.isfinite(x.reshape(rows, -1)).all(axis=1), x, "finite features")
+    bad_row("actions", (a >= 0) & (a < n), a, f"an arm in [0, {n})")  # on the given dtype: uint64 is not wrapped
     a = a.astype(np.int64)  # a copy: the log's own
     a.flags.writeable = False
-    _bad_row("costs", np.isfinite(c), c, "a finite cost")
-    _bad_row("propensities", (p > 0) & (p <= 1), p, "a probability in (0, 1] (the logging policy's for the action taken)")
+    bad_row("costs", np.isfinite(c), c, "a finite cost")
+    bad_row("propensities", (p > 0) & (p <= 1), p, "a probability in (0, 1] (the logging policy's for the action taken)")
     if dist is not None:
         if dist.shape != (rows, n):
             raise InvalidArgumentError(f"distribution must have shape (rows, n) = ({rows}, {n}); got {dist.shape}")
         ok = np.isfinite(dist).all(axis=1) & (dist >= 0).all(axis=1) & (np.abs(dist.sum(axis=1) - 1) <= 1e-9)
-        _bad_row("distribution", ok, dist, "probabilities of the n arms adding up to 1")
-        _bad_row("propensities", np.abs(dist[np.arange(rows), a] - p) <= 1e-9, p,
+        bad_row("distribution", ok, dist, "probabilities of the n arms adding up to 1")
+        bad_row("propensities", np.abs(dist[np.arange(rows), a] - p) <= 1e-9, p,
                  "the distribution's probability of the action taken")
     m = None if means is None else _real("means", means, (2,))
     if m is not None:
         if m.shape != (rows, n):
             raise InvalidArgumentError(f"means must have shape (rows, n) = ({rows}, {n}); got {m.shape}")
-        _bad_row("means", np.isfinite(m).all(axis=1), m, "finite expected costs")
+        bad_row("means", np.isfinite(m).all(axis=1), m, "finite expected costs")
     if min_propensity is not None:
         if isinstance(min_propensity, (bool, np.bool_)) or not isinstance(min_propensity, numbers.Real) \
                 or not 0 < min_propensity <= 1:
             raise InvalidArgumentError(f"min_propensity must be in (0, 1]; got {min_propensity!r}")
-        _bad_row("propensities", p >= min_propensity * (1 - 1e-12), p, f"at least min_propensity={min_propensity:g}")
+        bad_row("propensities", p >= min_propensity * (1 - 1e-12), p, f"at least min_propensity={min_propensity:g}")
         min_propensity = float(min_propensity)
     if cost_range is not None:
         cr = np.asarray(cost_range) if not isinstance(cost_range, (str, bytes)) else np.asarray([])
         if cr.shape != (2,) or cr.dtype.kind not in "iuf" or not (np.isfinite(cr).all() and cr[0] < cr[1]):
             raise InvalidArgumentError(f"cost_range must be (lo, hi), finite numbers with lo < hi; got {cost_range!r:.80}")
         cost_range = (float(cr[0]), float(cr[1]))
-        _bad_row("costs", (c >= cost_range[0]) & (c <= cost_range[1]), c, f"a cost in cost_range={list(cost_range)}")
+        bad_row("costs", (c >= cost_range[0]) & (c <= cost_range[1]), c, f"a cost in cost_range={list(cost_range)}")
     if weights is not None:
         raw = np.asarray(weights)
         if raw.shape != (rows,) or raw.dtype.kind not in "iu":
             raise InvalidArgumentError(f"weights must be integers of shape ({rows},), how many interactions each stored "
                                        f"row stands for; got {raw.dtype} of shape {raw.shape}")
-        _bad_row("weights", raw >= 1, raw, "a count >= 1 (the interactions the row stands for)")
-        _bad_row("weights", raw <= 2**62, raw, "a count <= 2**62 (an int64 count)")
+        bad_row("weights", raw >= 1, raw, "a count >= 1 (the interactions the row stands for)")
+        bad_row("weights", raw <= 2**62, raw, "a count <= 2**62 (an int64 count)")
         total = sum(int(v) for v in raw) if raw.size < 4096 else int(raw.astype(object).sum())
         if total > 2**62:  # the rows' total is an int64 everywhere it is used: past it the sum wraps
             raise InvalidArgumentError(f"weights: the log stands for {total} interactions; expected at most 2**62 "
@@ -277,21 +270,21 @@ class Log:
         in :meth:`from_arrays` (each row is checked against them)."""
         path = Path(path)
         try:
-            binary = path.open("rb", buffering=_SNIFF_BYTES)
+            binary = path.open("rb", buffering=SNIFF_BYTES)
         except OSError as exc:
             raise InvalidArgumentError(f"path: cannot read the log {str(path)!r}: {exc.strerror or exc}") from None
         values: list[list[float]] = []
         lines: list[int] = []  # each data row's line in the file
         try:
             with binary:
-                _refuse_binary(binary.peek(_SNIFF_BYTES)[:_SNIFF_BYTES], path)
+                refuse_binary(binary.peek(SNIFF_BYTES)[:SNIFF_BYTES], path)
                 handle = io.TextIOWrapper(binary, encoding="utf-8-sig", newline="")  # -sig: the mark spreadsheets write
-                reader = csv.reader(_bounded_lines(handle, path))
+                reader = csv.reader(bounded_lines(handle, path))
                 header = next(reader, None)
                 if header is None:
                     raise InvalidArgumentError(f"path: the log {str(path)!r} is empty; expected a header line")
                 header = [h.strip() for h in header]
-                features = _columns(header, path)
+                features = file_columns(header, path)
                 col = {h: k for k, h in enumerate(header)}
                 for row in reader:
                     line = reader.line_num  # the row's last line in the file (a quoted field may span lines)
@@ -346,7 +339,7 @@ class Log:
             table = pq.read_table(path)
         except (OSError, ValueError) as exc:  # not Parquet
             raise InvalidArgumentError(f"path: cannot read the Parquet log {str(path)!r}: {exc}") from None
-        features = _columns(list(table.column_names), path)
+        features = file_columns(list(table.column_names), path)
         data = {}
         for h in ["action", "cost", "propensity", *features]:
             column = table.column(h)
@@ -423,7 +416,7 @@ class Log:
             if w.shape != (support,):
                 raise InvalidArgumentError(f"{owner} must be {support} probabilities adding up to 1, one per row of its "
                                            f"support; got shape {w.shape}")
-            _bad_row(owner, np.isfinite(w) & (w >= 0), w, "a probability >= 0 (one per row of the support)")
+            bad_row(owner, np.isfinite(w) & (w >= 0), w, "a probability >= 0 (one per row of the support)")
             raise InvalidArgumentError(f"{owner} must be {support} probabilities adding up to 1, one per row of its "
                                        f"support; they add up to {w.sum()!r}")
         # the declared rows, costs and weights held to the adversary's own draws, as the engine holds them
@@ -519,177 +512,3 @@ def check_simulated_size(seq: Any, *, n: int, rows: int, argument: str = "rows")
                                    f"row, needs about {byte_size(need)} of memory while it is built, more than this "
                                    f"machine's {byte_size(total)}; expected fewer rows (at most about "
                                    f"{total // (need // int(rows)):,})")
-
-
-def _columns(header: list[str], path: Path) -> list[str]:
-    """The context's columns ``x0``, ``x1``, … of a file log's ``header``, in order; the header
-    refused unless it holds exactly action, cost, propensity and them, each once (linear in the
-    number of columns: a wide log's header is read at once)."""
-    first: dict[str, int] = {}
-    for k, h in enumerate(header):
-        if h in first:  # the second would silently win
-            raise InvalidArgumentError(f"the log {str(path)!r} names the column {h!r} twice, as columns {first[h] + 1} "
-                                       f"and {k + 1} of its header; expected each column once")
-        first[h] = k
-    need = {"action", "cost", "propensity"}
-    features = [h for h in header if h.startswith("x") and h[1:].isdigit() and h[1:].isascii()]
-    other = [h for h in header if h not in need and not (h.startswith("x") and h[1:].isdigit() and h[1:].isascii())]
-    if not need <= first.keys() or other or not features:
-        shown = header if len(header) <= 20 else [*header[:20], f"... ({len(header)} columns)"]
-        raise InvalidArgumentError(f"the log {str(path)!r} must have the columns action, cost, propensity and x0, x1, "
-                                   f"... (the context); got {shown}" + (f" ({other[0]!r} is none of them)" if other else ""))
-    index = {int(h[1:]): h for h in features}
-    missing = next((j for j in range(len(features)) if j not in index), None)
-    if missing is not None or any(h != f"x{int(h[1:])}" for h in features):  # x01 is not x1
-        odd = next((h for h in features if h != f"x{int(h[1:])}"), None)
-        raise InvalidArgumentError(f"the log {str(path)!r}'s context columns must be x0..x{len(features) - 1} with none "
-                                   "missing; " + (f"x{missing} is missing" if odd is None else f"got {odd!r}"))
-    return [index[j] for j in range(len(features))]
-
-
-#: Bytes of a file log read first, before any parsing: binary content (a NUL byte) is refused from
-#: them, so that /dev/zero or a file of zeros is not read whole as one line.
-_SNIFF_BYTES = 1 << 16
-
-#: The longest physical line a CSV log may have (characters): 100 000 context columns fit many
-#: times over; a file with no line ends (binary data past the first read) is refused, not read whole.
-_MAX_LINE = 1 << 26
-
-
-def _refuse_binary(head: bytes, path: Path) -> None:
-    at = head.find(b"\x00")
-    if at >= 0:
-        raise InvalidArgumentError(f"path: the log {str(path)!r} is not a text CSV file: a NUL byte at byte {at} "
-                                   "(binary data; a Parquet log is read by Log.from_parquet)")
-
-
-def _bounded_lines(handle: Any, path: Path) -> Any:
-    """The lines of a text file, each read with a bound (:data:`_MAX_LINE`)."""
-    number = 0
-    while True:
-        line = handle.readline(_MAX_LINE)
-        if not line:
-            return
-        number += 1
-        if len(line) >= _MAX_LINE and not line.endswith("\n"):
-            raise InvalidArgumentError(f"the log {str(path)!r}, line {number}: longer than {_MAX_LINE:,} characters; "
-                                       "expected a CSV file's lines")
-        yield line
-
-
-def logging_probabilities(logging: Any, contexts: np.ndarray, n: int) -> np.ndarray:
-    """The logging policy's probabilities (rows, n), checked."""
-    rows = contexts.shape[0]
-    if isinstance(logging, str):
-        if logging != "uniform":
-            raise InvalidArgumentError(f"logging must be 'uniform' or a function of the contexts; got {logging!r}")
-        return np.full((rows, n), 1.0 / n)
-    if not callable(logging):
-        raise InvalidArgumentError(f"logging must be 'uniform' or a function of the contexts; got {type(logging).__name__}")
-    p = np.asarray(logging(contexts), dtype=np.float64)
-    if p.shape != (rows, n):
-        raise InvalidArgumentError(f"logging({rows} contexts) must return probabilities of shape ({rows}, {n}), each "
-                                   f"row adding up to 1; got shape {p.shape}")
-    ok = np.isfinite(p).all(axis=1) & (p >= 0).all(axis=1) & (np.abs(p.sum(axis=1) - 1) <= 1e-9)
-    _bad_row("logging", ok, p, f"probabilities of the {n} arms adding up to 1")
-    return p
-
-
-def policy_probabilities(policy: Callable[[np.ndarray], Any], log: Log) -> np.ndarray:
-    """A target policy's probabilities of every arm on every row of ``log`` (rows, n): ``policy``
-    maps the contexts (all rows at once) to arms (rows,) or to probabilities (rows, n)."""
-    return probabilities_on(policy, log.contexts, log.n, n_origin=log.n_origin)
-
-
-def probabilities_on(policy: Callable[[np.ndarray], Any], contexts: np.ndarray, n: int, *,
-                     n_origin: str | None = None) -> np.ndarray:
-    """:func:`policy_probabilities` on ``contexts`` (rows, n, d) or (rows, d) of ``n`` arms (inferred
-    from ``n_origin``, in words, where it was not given: a refusal says so)."""
-    whence = "" if n_origin is None else f" (n = {n}, inferred from {n_origin}; give n if the log has more arms)"
-    if not callable(policy):
-        raise InvalidArgumentError(f"policy must be a function of the contexts (rows at once) returning arms or "
-                                   f"probabilities; got {type(policy).__name__}")
-    got = np.asarray(policy(contexts))
-    rows = contexts.shape[0]
-    if got.shape == (rows,) and got.dtype.kind in "iu":
-        if got.min() < 0 or got.max() >= n:
-            i = int(np.argmax((got < 0) | (got >= n)))
-            raise InvalidArgumentError(f"policy: row {i} is arm {int(got[i])}, outside [0, {n}){whence}")
-        out = np.zeros((rows, n))
-        out[np.arange(rows), got] = 1.0
-        return out
-    if got.shape == (rows, n) and got.dtype.kind == "f":
-        ok = np.isfinite(got).all(axis=1) & (got >= 0).all(axis=1) & (np.abs(got.sum(axis=1) - 1) <= 1e-9)
-        if not ok.all():
-            i = int(np.argmin(ok))
-            raise InvalidArgumentError(f"policy: row {i} is {got[i].tolist()}; expected probabilities adding up to 1")
-        return got.astype(np.float64)
-    if n_origin is not None and got.ndim == 2 and got.shape[0] == rows:
-        whence = f" (n = {n}, inferred from {n_origin}; the policy gave {got.shape[1]} columns: give n if the log has more arms)"
-    raise InvalidArgumentError(f"policy(contexts) must return integer arms of shape ({rows},) or probabilities of shape "
-                               f"({rows}, {n}); got {got.dtype} of shape {got.shape}{whence}")
-
-
-def _scores(model: Callable[[np.ndarray], Any], contexts: np.ndarray, n: int) -> np.ndarray:
-    s = np.asarray(model(contexts), dtype=np.float64)
-    if s.shape != (contexts.shape[0], n):
-        raise InvalidArgumentError(f"the model must return finite scores of shape ({contexts.shape[0]}, {n}); got "
-                                   f"{s.shape}")
-    _bad_row("the model's scores", np.isfinite(s).all(axis=1), s, "finite scores")
-    return s
-
-
-def check_epsilon(epsilon: Any) -> float:
-    """ε-greedy's exploration rate, a real number in (0, 1] (numpy's too; booleans refused), as a float."""
-    if isinstance(epsilon, (bool, np.bool_)) or not (isinstance(epsilon, numbers.Real) and 0.0 < epsilon <= 1.0):
-        raise InvalidArgumentError(f"epsilon must be in (0, 1] (every arm then has probability at least epsilon / n); "
-                                   f"got {epsilon!r}")
-    return float(epsilon)  # a numpy float32 would carry its precision into the propensities
-
-
-def epsilon_greedy(model: Callable[[np.ndarray], Any], epsilon: float | np.floating,
-                   n: int) -> Callable[[np.ndarray], np.ndarray]:
-    """A logging policy: the arm of least ``model`` score (rows, n) with probability 1 − ε, a
-    uniform arm with probability ε (every propensity at least ε/n, its ``min_propensity``)."""
-    epsilon = check_epsilon(epsilon)
-
-    def probabilities(contexts: np.ndarray) -> np.ndarray:
-        best = np.argmin(_scores(model, contexts, n), axis=1)
-        p = np.full((contexts.shape[0], n), epsilon / n)
-        p[np.arange(best.size), best] += 1.0 - epsilon
-        return p
-
-    probabilities.min_propensity = epsilon / n  # type: ignore[attr-defined]  (what its certificate may rely on)
-    return probabilities
-
-
-def softmax(model: Callable[[np.ndarray], Any], temperature: float | np.floating,
-            n: int) -> Callable[[np.ndarray], np.ndarray]:
-    """A logging policy: arm a with probability ∝ exp(−score_a / temperature) (``model``'s scores,
-    rows × n); small temperatures give small propensities, and heavy importance weights."""
-    if isinstance(temperature, (bool, np.bool_)) or not (isinstance(temperature, numbers.Real) and temperature > 0
-                                                          and math.isfinite(temperature)):
-        raise InvalidArgumentError(f"temperature must be a finite number > 0; got {temperature!r}")
-    temperature = float(temperature)
-
-    def probabilities(contexts: np.ndarray) -> np.ndarray:
-        s = -_scores(model, contexts, n) / temperature
-        e = np.exp(s - s.max(axis=1, keepdims=True))
-        return e / e.sum(axis=1, keepdims=True)
-
-    return probabilities
-
-
-def unlogged_arms(log: Log, pi: np.ndarray) -> str | None:
-    """What a reader should know where a policy (its probabilities ``pi``, (rows, n)) plays arms the
-    log never shows: the estimate has no data on them (IPS counts them as nothing, a baseline or a
-    cost model stands in for them). None where every arm it plays was logged."""
-    logged = np.zeros(log.n, dtype=bool)
-    logged[np.unique(log.actions)] = True
-    mass = np.array([log.mean(pi[:, a]) for a in range(log.n)])
-    missing = np.flatnonzero(~logged & (mass > 0))
-    if missing.size == 0:
-        return None
-    arms = ", ".join(f"{int(a)} ({mass[a]:.0%} of its play)" for a in missing)
-    return (f"it plays arm{'s' if missing.size > 1 else ''} {arms}, which {log.name} never logged: the estimate has "
-            "no data there")

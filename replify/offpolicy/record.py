@@ -22,7 +22,8 @@ from replify.base.checks import public
 from replify.base.randomness import Seed, seed_sequence
 from replify.engine.declarations import declared_bounds
 from replify.errors import InvalidArgumentError
-from replify.offpolicy.log import Log, check_epsilon, check_simulated_size, logged_system
+from replify.offpolicy.log import Log, check_simulated_size, logged_system
+from replify.offpolicy.policies import check_epsilon
 from replify.plugins.factory import make
 
 

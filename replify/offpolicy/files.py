@@ -1,0 +1,66 @@
+"""Reading a log's file (:meth:`replify.offpolicy.Log.from_csv`): the header's columns checked in
+one pass, binary content refused from a bounded first read, and every line read with a bound, so
+that a file of NUL bytes or with no line ends is refused rather than read whole."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from replify.errors import InvalidArgumentError
+
+
+def file_columns(header: list[str], path: Path) -> list[str]:
+    """The context's columns ``x0``, ``x1``, … of a file log's ``header``, in order; the header
+    refused unless it holds exactly action, cost, propensity and them, each once (linear in the
+    number of columns: a wide log's header is read at once)."""
+    first: dict[str, int] = {}
+    for k, h in enumerate(header):
+        if h in first:  # the second would silently win
+            raise InvalidArgumentError(f"the log {str(path)!r} names the column {h!r} twice, as columns {first[h] + 1} "
+                                       f"and {k + 1} of its header; expected each column once")
+        first[h] = k
+    need = {"action", "cost", "propensity"}
+    features = [h for h in header if h.startswith("x") and h[1:].isdigit() and h[1:].isascii()]
+    other = [h for h in header if h not in need and not (h.startswith("x") and h[1:].isdigit() and h[1:].isascii())]
+    if not need <= first.keys() or other or not features:
+        shown = header if len(header) <= 20 else [*header[:20], f"... ({len(header)} columns)"]
+        raise InvalidArgumentError(f"the log {str(path)!r} must have the columns action, cost, propensity and x0, x1, "
+                                   f"... (the context); got {shown}" + (f" ({other[0]!r} is none of them)" if other else ""))
+    index = {int(h[1:]): h for h in features}
+    missing = next((j for j in range(len(features)) if j not in index), None)
+    if missing is not None or any(h != f"x{int(h[1:])}" for h in features):  # x01 is not x1
+        odd = next((h for h in features if h != f"x{int(h[1:])}"), None)
+        raise InvalidArgumentError(f"the log {str(path)!r}'s context columns must be x0..x{len(features) - 1} with none "
+                                   "missing; " + (f"x{missing} is missing" if odd is None else f"got {odd!r}"))
+    return [index[j] for j in range(len(features))]
+
+
+#: Bytes of a file log read first, before any parsing: binary content (a NUL byte) is refused from
+#: them, so that /dev/zero or a file of zeros is not read whole as one line.
+SNIFF_BYTES = 1 << 16
+
+#: The longest physical line a CSV log may have (characters): 100 000 context columns fit many
+#: times over; a file with no line ends (binary data past the first read) is refused, not read whole.
+MAX_LINE = 1 << 26
+
+
+def refuse_binary(head: bytes, path: Path) -> None:
+    at = head.find(b"\x00")
+    if at >= 0:
+        raise InvalidArgumentError(f"path: the log {str(path)!r} is not a text CSV file: a NUL byte at byte {at} "
+                                   "(binary data; a Parquet log is read by Log.from_parquet)")
+
+
+def bounded_lines(handle: Any, path: Path) -> Any:
+    """The lines of a text file, each read with a bound (:data:`MAX_LINE`)."""
+    number = 0
+    while True:
+        line = handle.readline(MAX_LINE)
+        if not line:
+            return
+        number += 1
+        if len(line) >= MAX_LINE and not line.endswith("\n"):
+            raise InvalidArgumentError(f"the log {str(path)!r}, line {number}: longer than {MAX_LINE:,} characters; "
+                                       "expected a CSV file's lines")
+        yield line
