@@ -9,7 +9,8 @@ logging policies and a target's probabilities on a log's rows), ``record`` (a lo
 learner at work, explored ε-greedily), ``estimators`` (the
 estimates), ``select`` (a rounded estimate and a choice among policies that two independent logs
 make alike with probability ≥ 1 − ρ, certified), ``measure`` (their replicability measured over
-pairs of logs, as a :class:`replify.Report`, and computed over R for two given logs). May import: everything below (the ground floor, components,
+pairs of logs, as a :class:`replify.Report`, and computed over R for two given logs), ``plan`` (the
+rows a choice needs, before any log is collected). May import: everything below (the ground floor, components,
 plugins, sources, engine's declarations, evaluation). Costs are losses, lower is better, as everywhere in replify.
 """
 
@@ -18,7 +19,8 @@ from replify.offpolicy.log import Log
 from replify.offpolicy.policies import epsilon_greedy, softmax
 from replify.offpolicy.record import record
 from replify.offpolicy.measure import parting_probability, replicability
-from replify.offpolicy.select import Replicable, replicable_value, select, selection_factor
+from replify.offpolicy.plan import RowsPlan, rows_for
+from replify.offpolicy.select import Replicable, incumbent_factor, replicable_value, select, selection_factor
 
-__all__ = ["ESTIMATORS", "Estimate", "Log", "Replicable", "epsilon_greedy", "estimate", "parting_probability", "replicability",
+__all__ = ["ESTIMATORS", "Estimate", "Log", "Replicable", "epsilon_greedy", "estimate", "incumbent_factor", "parting_probability", "replicability", "rows_for", "RowsPlan",
            "record", "replicable_value", "select", "selection_factor", "softmax"]

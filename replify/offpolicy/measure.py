@@ -28,7 +28,8 @@ def parting_probability(a: Replicable, b: Replicable) -> float:
     """P over R that two logs' decisions differ, given the two logs: exact over the grid's offset u
     and R's order of the candidates, by quadrature (``LADDER_POINTS`` midpoints) over the ladder's
     offset v. The choice on each log is the R-first of its least cell, S on one log and S′ on the
-    other, so given u they differ with probability 1 − |S ∩ S′|/|S ∪ S′| (module docstring); the
+    other, so given u they differ with probability 1 − |S ∩ S′|/|S ∪ S′| (with an incumbent i: 0 where
+    both hold it, 1 where one does; :mod:`replify.offpolicy.select`'s docstring); the
     cells change only where u crosses a fractional part of an estimate over the width, so the
     integral over u is a finite sum. Two values differ where their ladder index or cell does.
     Averaged over pairs of logs drawn in law, this is the decision's parting probability with the
@@ -36,9 +37,10 @@ def parting_probability(a: Replicable, b: Replicable) -> float:
     if (a.chosen is None) != (b.chosen is None) or np.size(a.estimates) != np.size(b.estimates):
         raise InvalidArgumentError("parting_probability compares two decisions of one kind: two values, or two "
                                    "selections among the same candidates")
-    if (a.rho_bound, a.factor, a.cost_range, a.min_rows) != (b.rho_bound, b.factor, b.cost_range, b.min_rows):
+    if (a.rho_bound, a.factor, a.cost_range, a.min_rows, a.incumbent) != (b.rho_bound, b.factor, b.cost_range,
+                                                                           b.min_rows, b.incumbent):
         raise InvalidArgumentError("parting_probability compares decisions made with the same rho, candidates, cost "
-                                   "range and min_rows (what two runs share)")
+                                   "range, min_rows and incumbent (what two runs share)")
     base = _baseline(*a.cost_range)
     d = [np.atleast_1d(np.asarray(o.estimates, dtype=np.float64)) - base for o in (a, b)]
     raws = [o.factor * o.s / o.rho_bound for o in (a, b)]
@@ -61,6 +63,10 @@ def parting_probability(a: Replicable, b: Replicable) -> float:
     else:
         least = [c == c.min(axis=2, keepdims=True) for c in cells]
         apart = 1.0 - (least[0] & least[1]).sum(axis=2) / (least[0] | least[1]).sum(axis=2)
+        if a.incumbent is not None:  # kept where it is in the least cell: both keep it, or one does, or R's order
+            i = a.incumbent
+            kept = [s_[..., i] for s_ in least]
+            apart = np.where(kept[0] & kept[1], 0.0, np.where(kept[0] | kept[1], 1.0, apart))
     return float(np.sum(dv * np.sum(lengths * apart, axis=1)))
 
 

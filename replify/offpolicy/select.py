@@ -93,6 +93,17 @@ with E(Σ_k Δ_k²)^½ ≤ (Σ_k E Δ_k²)^½ ≤ √K s, bound 2 gives √K (1 
 the width w ≥ c_K s/ρ (the ladder above) certifies ρ. The chosen candidate's estimate is below θ ≤ m̂ + w: within w of the least
 estimate, its true value within w + 2·max_k |V̂_k − V_k| of the best's.
 
+**Keeping the incumbent** (``incumbent=``: a candidate named or numbered, or ``"logging"``, the
+logging policy itself, added as a candidate whose estimate is the log's mean cost — weights 1, so
+its variance is at most M², within the bound). A team that already runs a policy keeps it when it
+shares the least cell, and otherwise takes the first in R's order. Bound 1 holds as it is (the
+choice is still a function of the rounded values, R's order and the named incumbent i). For bound
+2, given a shared least cell: i in both S and S′ gives the same choice; i in exactly one of them
+puts θ in J_i; i in neither leaves R's order on S, S′ as before, and i, being above θ, is not among
+the a_j below it, so the ranks' argument holds. Hence P ≤ (|m̂ − m̂′| + |Δ_i| + Σ_k |Δ_k|/r_k)/w, and
+with E|Δ_i| ≤ s the factor is c_K⁺ = min(K, √K (1 + (H⁽²⁾_K)^½) + 1) (:func:`incumbent_factor`:
+K up to 6, c₈⁺ = 7.32): a little more width for a rule a team can act on.
+
 **The price** is w: at K = 8, uniform logging over 4 arms (p_min = 1/4), costs in [0, 1] (M = ½)
 and N = 10⁶ rows, s = 0.0014 and w₀ = 0.089 at ρ = 0.1 (the plain IPS and the union bound, as this
 module first had them, gave 0.23); the ladder makes w 0.089–0.126. Where the other candidates are farther than w from the best, the
@@ -155,6 +166,8 @@ class Replicable:
     rows: int = 0
     min_rows: int | None = None
     names: tuple[str, ...] | None = None
+    #: a selection's incumbent (its index), kept where it shares the least cell; None: R's order
+    incumbent: int | None = None
 
     @property
     def name(self) -> str | None:
@@ -201,7 +214,9 @@ class Replicable:
                         "rows for this rho, the rounded values say little and a choice is made by R more than by the "
                         "data (the width falls as 1/sqrt(rows))")
         if self.tied > 1:
-            said.append(f"{self.tied} candidates share the least cell: R's order chose among them")
+            kept = self.incumbent is not None and self.chosen == self.incumbent
+            said.append(f"{self.tied} candidates share the least cell: " + ("the incumbent was kept" if kept else
+                                                                           "R's order chose among them"))
         for k, why in enumerate(self.unlogged or ()):
             if why:
                 who = "the policy" if self.chosen is None else f"candidate {self.names[k] if self.names else k}"
@@ -214,6 +229,18 @@ def selection_factor(k: int) -> float:
     candidates, in units of s/ρ (module docstring)."""
     h2 = float(np.sum(1.0 / np.arange(1, k + 1, dtype=np.float64) ** 2))
     return float(min(k, math.sqrt(k) * (1.0 + math.sqrt(h2))))
+
+
+def incumbent_factor(k: int) -> float:
+    """c_K⁺ = min(K, √K (1 + √H) + 1): the price of choosing among K candidates while keeping an
+    incumbent that shares the least cell (module docstring, "Keeping the incumbent")."""
+    h2 = float(np.sum(1.0 / np.arange(1, k + 1, dtype=np.float64) ** 2))
+    return float(min(k, math.sqrt(k) * (1.0 + math.sqrt(h2)) + 1.0))
+
+
+#: The incumbent ``"logging"``: the logging policy itself, a candidate whose estimate is the log's
+#: mean cost (every weight 1).
+LOGGING = "logging"
 
 
 #: The sizes of the small groups of rows, spread over the log, that a candidate is shown alone
@@ -249,11 +276,15 @@ def _check_rowwise(policy: Callable[[np.ndarray], Any], log: Log, pi: np.ndarray
                 "row's contexts alone, fixed before the log is seen (not fitted on it)")
 
 
-def _estimate(log: Log, policy: Callable[[np.ndarray], Any], baseline: float) -> tuple[float, float | None, str | None]:
+def _estimate(log: Log, policy: Any, baseline: float) -> tuple[float, float | None, str | None]:
     """d = mean of w (c − b), the estimate less the baseline b (module docstring: rounding d, not
     b + d, keeps the grid's offset where b is large against w); and the policy's true value where
     the log is simulated (else None). The policy must decide each row from that row's contexts:
     it is checked on the two halves of the rows apart and on a few rows alone."""
+    if policy is LOGGING:  # the logging policy: on-policy, every weight 1
+        rows = np.arange(log.stored)
+        truth = None if log.means is None else log.mean(log.means[rows, log.actions])
+        return log.mean(log.costs - baseline), truth, None
     pi = policy_probabilities(policy, log)
     _check_rowwise(policy, log, pi)
     with np.errstate(over="ignore"):  # an overflow is refused by the caller, naming the cost range
@@ -417,13 +448,17 @@ def replicable_value(log: Log, policy: Callable[[np.ndarray], Any], *, rho: floa
 
 def select(log: Log, policies: Sequence[Callable[[np.ndarray], Any]] | Mapping[str, Callable[[np.ndarray], Any]], *,
            rho: float | np.floating, seed: Seed, min_propensity: float | np.floating | None = None,
-           cost_bound: Any = None, min_rows: Any = None) -> Replicable:
-    """The candidate of least rounded estimate (ties: the first in a random order from R), the
+           cost_bound: Any = None, min_rows: Any = None, incumbent: Any = None) -> Replicable:
+    """The candidate of least rounded estimate (ties: the incumbent where one is named and shares the
+    least cell, else the first in a random order from R), the
     estimates (IPS with the baseline at the middle of the cost range) rounded with one offset from
     R on a grid of width at least c_K·s/ρ: two independent logs choose alike with probability
     ≥ 1 − ρ (for logs of N and N′ rows, ≥ 1 − ρ − |log₂(N′/N)| unless ``min_rows`` is declared;
     module docstring). ``policies``: a sequence, or a mapping of names to policies (the result's
-    ``name`` is then the chosen one's). ``cost_bound`` as in :func:`replicable_value`."""
+    ``name`` is then the chosen one's). ``cost_bound`` as in :func:`replicable_value`. ``incumbent``:
+    a candidate's index or name, or ``"logging"`` (the logging policy, added as the last candidate,
+    named "logging"), kept where it shares the least cell (module docstring, "Keeping the
+    incumbent": the width's factor is then c_K⁺)."""
     names = None
     if isinstance(policies, Mapping):
         names = tuple(str(k) for k in policies)
@@ -431,8 +466,27 @@ def select(log: Log, policies: Sequence[Callable[[np.ndarray], Any]] | Mapping[s
     if isinstance(policies, (str, bytes)) or not isinstance(policies, Sequence) or len(policies) < 2:
         raise InvalidArgumentError(f"policies must be a sequence (or a mapping of names) of at least 2 candidate "
                                    f"policies; got {policies!r:.80}")
-    got, order = _rounded(log, rho, seed, min_propensity, cost_bound, min_rows, policies, selection_factor(len(policies)))
+    policies = list(policies)
+    if isinstance(incumbent, str) and incumbent == LOGGING and (names is None or LOGGING not in names):
+        names = (names or tuple(str(k) for k in range(len(policies)))) + (LOGGING,)
+        policies.append(LOGGING)
+        incumbent = len(policies) - 1
+    elif isinstance(incumbent, str):
+        if names is None or incumbent not in names:
+            raise InvalidArgumentError(f"incumbent must be a candidate's index, a name of the mapping of candidates, or "
+                                       f"'logging' (the logging policy); got {incumbent!r}"
+                                       + ("" if names is None else f" (the names: {list(names)})"))
+        incumbent = names.index(incumbent)
+    elif incumbent is not None:
+        if isinstance(incumbent, (bool, np.bool_)) or not isinstance(incumbent, numbers.Integral) \
+                or not 0 <= incumbent < len(policies):
+            raise InvalidArgumentError(f"incumbent must be a candidate's index in [0, {len(policies)}), a name, or "
+                                       f"'logging'; got {incumbent!r}")
+        incumbent = int(incumbent)
+    k = len(policies)
+    factor = selection_factor(k) if incumbent is None else incumbent_factor(k)
+    got, order = _rounded(log, rho, seed, min_propensity, cost_bound, min_rows, policies, factor)
     cells = got["cells"]
     lowest = np.flatnonzero(cells == cells.min())
-    chosen = int(order[np.isin(order, lowest)][0])
-    return Replicable(chosen=chosen, tied=int(lowest.size), names=names, **got)
+    chosen = incumbent if incumbent is not None and incumbent in lowest else int(order[np.isin(order, lowest)][0])
+    return Replicable(chosen=chosen, tied=int(lowest.size), names=names, incumbent=incumbent, **got)

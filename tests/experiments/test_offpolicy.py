@@ -1022,3 +1022,55 @@ def test_what_an_independent_review_found_at_the_edges_of_float64_is_refused_or_
             n=3, weights=np.full(3, 2**62, dtype=np.int64))
     with pytest.raises(InvalidArgumentError, match="rows must be an integer >= 1"):
         replicable_value(log, pol, rho=0.1, seed=0).rho_between(0)
+
+
+# -- the incumbent, and planning a log ---------------------------------------------------------------
+
+def test_an_incumbent_is_kept_where_it_shares_the_least_cell_and_the_choice_stays_certified():
+    from scipy.stats import binom
+
+    from replify.offpolicy import incumbent_factor, parting_probability
+
+    pols = {f"arm{a}": constant_arm(a) for a in range(4)}
+    log = Log.simulate(SignCosts(n=4), n=4, rows=400, seed=1, compact=True)  # every candidate ties at 0
+    for r in range(20):  # a grid wider than the spread: one cell, the incumbent always kept
+        got = select(log, pols, rho=0.1, seed=r, incumbent="arm2")
+        assert got.name == "arm2" and got.factor == incumbent_factor(4) == 4 and "incumbent was kept" in got.caveat
+    kept = select(log, pols, rho=0.1, seed=0, incumbent="logging")  # the logging policy as a fifth candidate
+    assert kept.name == "logging" and kept.estimates[-1] == pytest.approx(log.mean(log.costs))
+    assert incumbent_factor(8) == pytest.approx(math.sqrt(8) * (1 + math.sqrt(sum(1 / r ** 2 for r in range(1, 9)))) + 1)
+    # exact over R against 600 draws of R on two logs of unequal sizes (neither exact 1e-6 binomial tail)
+    other = Log.simulate(SignCosts(n=4), n=4, rows=430, seed=2, compact=True)
+    f = lambda lg, r: select(lg, list(pols.values()), rho=0.5, seed=r, incumbent=2)  # noqa: E731
+    p = parting_probability(f(log, 0), f(other, 0))
+    count = sum(f(log, r).key != f(other, r).key for r in range(600))
+    assert 0.05 < p < 0.5 and binom.sf(count - 1, 600, p) > 1e-6 and binom.cdf(count, 600, p) > 1e-6, (p, count)
+    for bad, words in ((7, "incumbent must be a candidate's index"), ("arm9", "the names: "), (True, "index")):
+        with pytest.raises(InvalidArgumentError, match=words):
+            select(log, pols, rho=0.1, seed=0, incumbent=bad)
+
+
+def test_the_rows_a_choice_needs_are_enough_in_simulation_and_not_four_times_too_many():
+    # rows_for (replify/offpolicy/plan.py): N = 2 M^2 (lambda c_K / rho + sqrt(2) z)^2 / (p_min gap^2). On
+    # its worst case, logs drawn exactly in law and the real select: at N the best is chosen in every one
+    # of 200 logs (at a true rate of 0.95, 200 of 200 or fewer than the exact 1e-6 lower tail would refute
+    # it); at N/4 in about 70% (measured 0.70 over 400): the answer is not loose by a factor of four.
+    from scipy.stats import binom
+
+    from replify.offpolicy import rows_for
+
+    from statistics import NormalDist
+
+    plan = rows_for(0.1, rho=0.1, candidates=4, min_propensity=0.25)
+    z = NormalDist().inv_cdf(1 - 0.05 / 3)  # the union over the 3 rivals
+    assert plan.rows == math.ceil(2 * 0.25 * (math.sqrt(2) * 4 / 0.1 + math.sqrt(2) * z) ** 2 / (0.25 * 0.01))
+    assert plan.width < 0.1
+    chosen = round(plan.simulate(logs=200, seed=3) * 200)
+    assert binom.cdf(chosen, 200, 0.95) > 1e-6
+    quarter = attrs.evolve(plan, rows=plan.rows // 4)
+    assert quarter.simulate(logs=200, seed=3) < 0.9
+    assert rows_for(0.1, rho=0.1, candidates=4, min_propensity=0.25, min_rows_declared=True).rows < plan.rows
+    with pytest.raises(InvalidArgumentError, match="gap must be a number in"):
+        rows_for(2.0, rho=0.1, candidates=4, min_propensity=0.25)
+    with pytest.raises(InvalidArgumentError, match="simulate needs min_propensity = 1/n"):
+        rows_for(0.1, rho=0.1, candidates=4, min_propensity=0.3).simulate()
