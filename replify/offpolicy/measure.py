@@ -37,14 +37,14 @@ def parting_probability(a: Replicable, b: Replicable) -> float:
     if (a.chosen is None) != (b.chosen is None) or np.size(a.estimates) != np.size(b.estimates):
         raise InvalidArgumentError("parting_probability compares two decisions of one kind: two values, or two "
                                    "selections among the same candidates")
-    if (a.rho_bound, a.factor, a.cost_range, a.min_rows, a.incumbent) != (b.rho_bound, b.factor, b.cost_range,
-                                                                           b.min_rows, b.incumbent):
+    if (a.rho_bound, a.factor, a.cost_range, a.min_rows, a.incumbent, a.variance) != (
+            b.rho_bound, b.factor, b.cost_range, b.min_rows, b.incumbent, b.variance):
         raise InvalidArgumentError("parting_probability compares decisions made with the same rho, candidates, cost "
                                    "range, min_rows and incumbent (what two runs share)")
     base = _baseline(*a.cost_range)
     d = [np.atleast_1d(np.asarray(o.estimates, dtype=np.float64)) - base for o in (a, b)]
-    raws = [o.factor * o.s / o.rho_bound for o in (a, b)]
-    if a.min_rows is None:  # midpoints on the pieces of [0, 1) where neither ladder index changes (the rungs'
+    raws = [o.factor * o.s / (o.rho_cells or o.rho_bound) for o in (a, b)]
+    if a.ladder is not None:  # midpoints on the pieces of [0, 1) where neither ladder index changes (the rungs'
         # breakpoints are the fractional parts of log2(raw)/h: splitting there makes the index exact)
         cuts = np.unique(np.r_[0.0, [np.mod(math.log2(r) / LADDER_STEP, 1.0) for r in raws], 1.0])
         per = max(2, LADDER_POINTS // (cuts.size - 1))
@@ -52,7 +52,7 @@ def parting_probability(a: Replicable, b: Replicable) -> float:
         dv = np.concatenate([np.full(per, (hi_ - lo_) / per) for lo_, hi_ in zip(cuts[:-1], cuts[1:])])
     else:
         vs, dv = np.array([0.0]), np.array([1.0])
-    (wa, ka), (wb, kb) = (zip(*(_width(r, float(v), a.min_rows is None) for v in vs)) for r in raws)
+    (wa, ka), (wb, kb) = (zip(*(_width(r, float(v), a.ladder is not None) for v in vs)) for r in raws)
     x = [d[0][None, :] / np.array(wa)[:, None], d[1][None, :] / np.array(wb)[:, None]]  # (V, K) each
     ends = np.broadcast_to([0.0, 1.0], (vs.size, 2))
     cuts = np.sort(np.concatenate([ends, np.mod(x[0], 1.0), np.mod(x[1], 1.0)], axis=1), axis=1)  # (V, 2K + 2)

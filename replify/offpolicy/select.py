@@ -93,6 +93,35 @@ with E(Σ_k Δ_k²)^½ ≤ (Σ_k E Δ_k²)^½ ≤ √K s, bound 2 gives √K (1 
 the width w ≥ c_K s/ρ (the ladder above) certifies ρ. The chosen candidate's estimate is below θ ≤ m̂ + w: within w of the least
 estimate, its true value within w + 2·max_k |V̂_k − V_k| of the best's.
 
+**The overlap** (``variance="overlap"``; ours). The variance bound above, M²/p_min, is the worst case
+over policies; a candidate that mostly agrees with the logging policy has far smaller importance
+weights. The step before it is exact: Var(w (c − b)) ≤ M² E_x[q(x)], q(x) = Σ_a π(a|x)²/μ(a|x), and
+1 ≤ q ≤ Q = 1/p_min (Cauchy–Schwarz below, p_min above). Where the log records its logging
+distribution, q is known on every row, so the K candidates' G(x) = Σ_k q_k(x) ∈ [K, KQ] has a mean
+Ḡ on the log whose expectation γ bounds Σ_k Var V̂_k ≤ M²γ/N. Three steps make it a certificate:
+
+1. *An upper bound.* G ≥ 0 with Var G ≤ KQγ, so Bernstein's inequality gives
+   P(Ḡ ≤ (1 − t)γ) ≤ exp(−N t²γ/(2KQ(1 + t/3))) ≤ exp(−N t²/(2Q(1 + t/3))) (γ ≥ K), which t makes
+   δ = ρ/100 (:func:`overlap_charge`). So Ĝ⁺ = Ḡ/(1 − t) ≥ γ but with probability δ a log.
+2. *The width.* s̄ = M √(2Ĝ⁺/(K N)) replaces s (bound 1's Σ_k E|Δ_k| ≤ K s̄ and bound 2's
+   (Σ_k E Δ_k²)^½ ≤ √K s̄ hold with γ in place of Ĝ⁺), and w₀ = c_K s̄/ρ_g is rounded up on the
+   width's ladder (always, since it is measured).
+3. *The ladder's charge.* Two logs' indices differ with probability at most |ln(Ḡ/Ḡ′)|/ln 2 (h = ½:
+   w₀ ∝ Ĝ⁺^½) plus the rows' |log₂(N′/N)|. Where both Ḡ ≥ (1 − t)γ, |ln Ḡ − ln Ḡ′| ≤ |Ḡ − Ḡ′|/((1 − t)γ)
+   and E|Ḡ − Ḡ′| ≤ (2 Var Ḡ)^½ ≤ γ(2Q/N)^½; elsewhere (probability 2δ) it is at most ln Q. So the charge
+   is [√(2Q/N)/(1 − t) + 2δ ln Q]/ln 2.
+
+On the event both upper bounds hold and the indices agree, the width is at least the ladder point
+above c_K s̄_true/ρ_g, a function of v alone, so the cells' bound ρ_g holds as before. In all,
+P(decisions differ) ≤ ρ_g + 2δ + charge (+ |log₂(N′/N)| where the sizes differ and ``min_rows`` is
+not declared), and ρ_g = ρ − 2δ − charge is what the grid is given (``rho_cells``). The price is
+ρ_g < ρ: at N = 10⁵ and p_min = 0.02, 2δ + charge = 0.063 of ρ = 0.1; at N = 10⁶ and p_min = 1/4,
+0.010. Where it would take more than three quarters of ρ, the overlap form is refused (use the worst
+case, or more rows). It pays where the candidates agree with the logging policy: q ≈ 1.2 against
+Q = 50 makes s̄ six times smaller; under uniform logging q = Q for every deterministic policy and it
+cannot pay. Assumed besides (i)–(iv): the rows iid (a log recorded from a learning policy is not:
+use the worst case there).
+
 **Keeping the incumbent** (``incumbent=``: a candidate named or numbered, or ``"logging"``, the
 logging policy itself, added as a candidate whose estimate is the log's mean cost — weights 1, so
 its variance is at most M², within the bound). A team that already runs a policy keeps it when it
@@ -168,6 +197,10 @@ class Replicable:
     names: tuple[str, ...] | None = None
     #: a selection's incumbent (its index), kept where it shares the least cell; None: R's order
     incumbent: int | None = None
+    #: what set the variance bound ("worst-case" or "overlap"), and the share of ρ left to the grid's
+    #: cells (ρ less, in the overlap form, what agreeing on the overlap costs)
+    variance: str = "worst-case"
+    rho_cells: float | None = None
 
     @property
     def name(self) -> str | None:
@@ -190,7 +223,11 @@ class Replicable:
             raise InvalidArgumentError(f"rows must be an integer >= 1 (the other log's rows); got {rows!r}")
         if self.min_rows is not None:
             return self.rho_bound if rows >= self.min_rows else 1.0
-        return min(1.0, self.rho_bound + min(1.0, abs(math.log2(rows / self.rows))))
+        extra = 0.0
+        if self.variance == "overlap" and rows < self.rows:  # the smaller log's overlap is the noisier
+            extra = overlap_charge(rows, self.min_propensity, self.rho_bound)[2] - \
+                overlap_charge(self.rows, self.min_propensity, self.rho_bound)[2]
+        return min(1.0, self.rho_bound + extra + min(1.0, abs(math.log2(rows / self.rows))))
 
     @property
     def certificate(self) -> str:
@@ -276,20 +313,27 @@ def _check_rowwise(policy: Callable[[np.ndarray], Any], log: Log, pi: np.ndarray
                 "row's contexts alone, fixed before the log is seen (not fitted on it)")
 
 
-def _estimate(log: Log, policy: Any, baseline: float) -> tuple[float, float | None, str | None]:
+def _estimate(log: Log, policy: Any, baseline: float) -> tuple[float, float | None, str | None, float | None]:
     """d = mean of w (c − b), the estimate less the baseline b (module docstring: rounding d, not
     b + d, keeps the grid's offset where b is large against w); and the policy's true value where
-    the log is simulated (else None). The policy must decide each row from that row's contexts:
-    it is checked on the two halves of the rows apart and on a few rows alone."""
-    if policy is LOGGING:  # the logging policy: on-policy, every weight 1
+    the log is simulated (else None); the arms it plays that the log never shows; and its overlap
+    with the logging policy, the mean over the rows of q(x) = Σ_a π(a|x)²/μ(a|x) where the log
+    records its logging distribution (else None; module docstring, "The overlap"). The policy must
+    decide each row from that row's contexts: it is checked on the two halves of the rows apart and
+    on a few rows alone."""
+    if policy is LOGGING:  # the logging policy: on-policy, every weight 1 (and q = Σ μ²/μ = 1)
         rows = np.arange(log.stored)
         truth = None if log.means is None else log.mean(log.means[rows, log.actions])
-        return log.mean(log.costs - baseline), truth, None
+        return log.mean(log.costs - baseline), truth, None, 1.0
     pi = policy_probabilities(policy, log)
     _check_rowwise(policy, log, pi)
     with np.errstate(over="ignore"):  # an overflow is refused by the caller, naming the cost range
         d = log.mean(pi[np.arange(log.stored), log.actions] / log.propensities * (log.costs - baseline))
-    return d, None if log.means is None else log.mean((pi * log.means).sum(axis=1)), unlogged_arms(log, pi)
+    overlap = None
+    if log.distribution is not None:  # q(x) >= 1 (Cauchy–Schwarz), <= 1/p_min
+        overlap = log.mean((pi * pi / np.maximum(log.distribution, np.finfo(float).tiny)).sum(axis=1))
+    return (d, None if log.means is None else log.mean((pi * log.means).sum(axis=1)), unlogged_arms(log, pi),
+            overlap)
 
 
 def _cost_range(log: Log, cost_bound: Any) -> tuple[tuple[float, float], bool]:
@@ -400,22 +444,58 @@ def _finite(log: Log, what: str, value: Any, lo: float, hi: float) -> None:
                                    "the costs (the decision is the same in any unit)")
 
 
+def overlap_charge(rows: int, min_propensity: float, rho: float) -> tuple[float, float, float]:
+    """The overlap form's price (module docstring, "The overlap"): δ = ρ/100, t with
+    exp(−N t²/(2Q(1 + t/3))) = δ (Q = 1/p_min), and the ladder's charge
+    [√(2Q/N)/(1 − t) + 2δ ln Q]/ln 2; returns (δ, t, charge)."""
+    q, delta = 1.0 / min_propensity, rho / 100.0
+    big_l = math.log(1.0 / delta)
+    a = 2.0 * q * big_l / 3.0
+    t = (a + math.sqrt(a * a + 8.0 * rows * q * big_l)) / (2.0 * rows)
+    charge = (math.sqrt(2.0 * q / rows) / (1.0 - t) + 2.0 * delta * math.log(q)) / math.log(2.0) if t < 1.0 else math.inf
+    return delta, t, charge
+
+
+#: What sets a decision's variance bound: the worst case over policies (M²/p_min) or the candidates'
+#: overlap with the logging policy, measured on the log and rounded (module docstring).
+VARIANCES = ("worst-case", "overlap")
+
+
 def _rounded(log: Log, rho: Any, seed: Seed, min_propensity: Any, cost_bound: Any, min_rows: Any,
-             policies: Sequence[Callable[[np.ndarray], Any]], factor: float) -> tuple[dict[str, Any], np.ndarray]:
+             policies: Sequence[Any], factor: float, variance: Any = "worst-case") -> tuple[dict[str, Any], np.ndarray]:
     """The candidates' estimates rounded on one grid: its width (c·s/ρ on the ladder), offset u and
     R's order of the candidates, the cells (integers) and the clipped values (module docstring)."""
+    if variance not in VARIANCES:
+        raise InvalidArgumentError(f"variance must be one of {VARIANCES}; got {variance!r}")
     s, p, certified, note, (lo, hi) = _stability(log, rho, min_propensity, cost_bound, min_rows)
     rho = float(rho)  # a numpy float32 would carry its precision into the width
     rng = np.random.default_rng(seed_sequence(seed))
     u, order, v = float(rng.random()), rng.permutation(len(policies)), float(rng.random())
-    raw = factor * s / rho
+    b = _baseline(lo, hi)
+    d, truth, unlogged, overlap = zip(*(_estimate(log, pol, b) for pol in policies))
+    rho_cells, ladder_on = rho, min_rows is None
+    if variance == "overlap":
+        if log.distribution is None:
+            raise InvalidArgumentError(f"variance='overlap' needs the logging policy's whole distribution on every row "
+                                       f"(Log.distribution), which {log.name} does not record; use "
+                                       "variance='worst-case'")
+        n_rows = log.rows if min_rows is None else int(min_rows)
+        delta, t, charge = overlap_charge(n_rows, p, rho)
+        rho_cells = rho - 2.0 * delta - charge
+        if t >= 0.5 or rho_cells < rho / 4.0:
+            raise InvalidArgumentError(f"variance='overlap': {n_rows} rows leave too little of rho={rho:g} for the grid "
+                                       f"(agreeing on the overlap costs {2 * delta + charge:.3g}; it falls as "
+                                       f"1/sqrt(rows x min_propensity)); use variance='worst-case' or more rows")
+        k = len(policies)
+        upper = float(np.sum(overlap)) / (1.0 - t)  # >= the candidates' summed E q, but with probability delta
+        s = _half_range(lo, hi) * math.sqrt(2.0 * upper / (k * n_rows))
+        ladder_on = True  # the overlap is measured: its rounding on the ladder is what both runs agree on
+    raw = factor * s / rho_cells
     _finite(log, "grid's width", raw * math.sqrt(2.0), lo, hi)  # the ladder widens it by up to √2
     if not raw > 0.0:
         raise InvalidArgumentError(f"cost_bound=[{lo:g}, {hi:g}]: the grid's width underflows float64 (a cost range "
                                    f"this narrow); rescale the costs (the decision is the same in any unit)")
-    width, ladder = _width(raw, v, min_rows is None)
-    b = _baseline(lo, hi)
-    d, truth, unlogged = zip(*(_estimate(log, pol, b) for pol in policies))
+    width, ladder = _width(raw, v, ladder_on)
     d = np.array(d)
     _finite(log, "estimate", d, lo, hi)
     scaled = d / width - u
@@ -428,19 +508,23 @@ def _rounded(log: Log, rho: Any, seed: Seed, min_propensity: Any, cost_bound: An
     return dict(value=values, width=width, rho_bound=rho, certified=certified, s=s, min_propensity=p,
                 cost_range=(lo, hi), note=note, estimates=b + d, true_values=None if truth[0] is None else np.array(truth),
                 cells=cells, ladder=ladder, rows=log.rows, min_rows=None if min_rows is None else int(min_rows),
-                factor=factor, unlogged=unlogged if any(unlogged) else None), order
+                factor=factor, unlogged=unlogged if any(unlogged) else None, variance=variance,
+                rho_cells=rho_cells), order
 
 
 def replicable_value(log: Log, policy: Callable[[np.ndarray], Any], *, rho: float | np.floating, seed: Seed,
                      min_propensity: float | np.floating | None = None, cost_bound: Any = None,
-                     min_rows: Any = None) -> Replicable:
+                     min_rows: Any = None, variance: str = "worst-case") -> Replicable:
     """The policy's estimated cost (IPS with the baseline at the middle of the cost range) rounded
     on a grid of width at least s/ρ with an offset from R (``seed``): two independent logs of N and N′
     rows report the same number with probability ≥ 1 − ρ − |log₂(N′/N)| (≥ 1 − ρ for logs of at
     least ``min_rows`` rows, where declared; module docstring). ``cost_bound``: M (costs in
     [−M, M]) or (lo, hi); by default the log's declared range (none declared: the log's own range,
-    and the result is measured, not certified). The value is clipped to the cost range."""
-    got, _ = _rounded(log, rho, seed, min_propensity, cost_bound, min_rows, [policy], 1.0)
+    and the result is measured, not certified). The value is clipped to the cost range.
+    ``variance="overlap"``: the width set by the policy's overlap with the logging policy, measured
+    on the log (it must record its logging distribution) and rounded replicably, its price charged
+    in ρ (module docstring, "The overlap")."""
+    got, _ = _rounded(log, rho, seed, min_propensity, cost_bound, min_rows, [policy], 1.0, variance)
     got.update(value=float(got["value"][0]), cells=int(got["cells"][0]), estimates=float(got["estimates"][0]),
                true_values=None if got["true_values"] is None else float(got["true_values"][0]))
     return Replicable(chosen=None, **got)
@@ -448,7 +532,8 @@ def replicable_value(log: Log, policy: Callable[[np.ndarray], Any], *, rho: floa
 
 def select(log: Log, policies: Sequence[Callable[[np.ndarray], Any]] | Mapping[str, Callable[[np.ndarray], Any]], *,
            rho: float | np.floating, seed: Seed, min_propensity: float | np.floating | None = None,
-           cost_bound: Any = None, min_rows: Any = None, incumbent: Any = None) -> Replicable:
+           cost_bound: Any = None, min_rows: Any = None, incumbent: Any = None,
+           variance: str = "worst-case") -> Replicable:
     """The candidate of least rounded estimate (ties: the incumbent where one is named and shares the
     least cell, else the first in a random order from R), the
     estimates (IPS with the baseline at the middle of the cost range) rounded with one offset from
@@ -458,7 +543,7 @@ def select(log: Log, policies: Sequence[Callable[[np.ndarray], Any]] | Mapping[s
     ``name`` is then the chosen one's). ``cost_bound`` as in :func:`replicable_value`. ``incumbent``:
     a candidate's index or name, or ``"logging"`` (the logging policy, added as the last candidate,
     named "logging"), kept where it shares the least cell (module docstring, "Keeping the
-    incumbent": the width's factor is then c_K⁺)."""
+    incumbent": the width's factor is then c_K⁺). ``variance`` as in :func:`replicable_value`."""
     names = None
     if isinstance(policies, Mapping):
         names = tuple(str(k) for k in policies)
@@ -485,7 +570,7 @@ def select(log: Log, policies: Sequence[Callable[[np.ndarray], Any]] | Mapping[s
         incumbent = int(incumbent)
     k = len(policies)
     factor = selection_factor(k) if incumbent is None else incumbent_factor(k)
-    got, order = _rounded(log, rho, seed, min_propensity, cost_bound, min_rows, policies, factor)
+    got, order = _rounded(log, rho, seed, min_propensity, cost_bound, min_rows, policies, factor, variance)
     cells = got["cells"]
     lowest = np.flatnonzero(cells == cells.min())
     chosen = incumbent if incumbent is not None and incumbent in lowest else int(order[np.isin(order, lowest)][0])
