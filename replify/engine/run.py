@@ -59,7 +59,7 @@ from replify.engine import limits
 from replify.engine.declarations import AUDIT_SLOT, audit, audit_support
 from replify.engine.lanes import _Lanes, _block_class
 from replify.engine.outcomes import Outcomes
-from replify.engine.cycles import cycle_learners, _cycles
+from replify.engine.cycles import check_cycles, cycle_learners, _cycles
 from replify.engine.support import _support, checked_support, support_learners
 from replify.engine.contexts import _contextual
 from replify.engine.paths import _fast, _pair_by_pair, _per_step, _segment_learners
@@ -228,6 +228,9 @@ def _simulate(
         elif changing or (contextual and not (use_fast and cycles)):
             _contextual(state, budget)
         elif use_fast and cycles:
+            if g0 == 0:  # the round robins checked against stepping, on a stream of their own (engine.cycles)
+                check_cycles(state, tuple(check_learner(build(child(root, INTERNAL, ids[0])), source="the learner callable")
+                                          for _ in range(2)), np.random.default_rng(child(root, AUDIT_SLOT, 3)))
             _cycles(state)
         elif use_fast and segmented:
             _pair_by_pair(state, True, budget)
