@@ -186,7 +186,7 @@ def _simulate(
                        reference=np.repeat([constant_expert(child(root, INTERNAL, k), n) for k in ids], 2))
         if progress is not None:
             state.on_steps = _StepProgress(progress, g0, len(ids), len(pair_ids))
-        if lanes and g0 == 0 and not contextual:  # the lane form checked against stepping (engine.paths)
+        if lanes and g0 == 0:  # the lane form checked against stepping (engine.paths)
             state.twin = [(i, check_learner(build(child(root, INTERNAL, ids[i // 2])), source="the learner callable"))
                           for i in (0, len(learners) - 1)]  # the first lane and the last
         segmented = block_cls is None and not changing and _segment_learners(learners)
