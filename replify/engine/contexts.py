@@ -19,7 +19,7 @@ from replify.engine import limits
 from replify.engine.declarations import declared_bounds
 from replify.engine.lanes import _Lanes
 from replify.engine.outcomes import accumulate
-from replify.engine.paths import _play_told, _stepped
+from replify.engine.paths import _check_twin, _play_told, _stepped
 from replify.errors import CostError, DeclarationError
 
 
@@ -170,6 +170,7 @@ def _contextual(state: _Lanes, budget: int) -> None:
         policies, paid = None, None
         if contextual and feed is not None:
             actions, policies = feed.play(contexts, costs, t0, True)
+            _check_twin(state, form, costs, actions, t0, contexts)
         elif contextual:
             played = []
             for i in range(lanes):  # lane by lane, each told to the progress reporter
@@ -180,6 +181,7 @@ def _contextual(state: _Lanes, budget: int) -> None:
                 policies = np.stack([p for _, p in played])
         elif feed is not None:
             actions, paid = feed.play(costs, t0)
+            _check_twin(state, form, costs, actions, t0)
         else:  # a mixed strategy pays its expected cost, as on the per-step path
             played = [_play_told(state, i, costs[i], t0) for i in range(lanes)]
             actions, paid = np.stack([a for a, _ in played]), np.stack([p for _, p in played])

@@ -12,11 +12,11 @@ from typing import Any
 
 import numpy as np
 
-from replify.base.checks import as_float_array
+from replify.base.checks import as_float_array, check_action
 from replify.engine.declarations import declared_bounds, declared_pieces
 from replify.engine.contexts import fixed_features
 from replify.engine.lanes import _Lanes
-from replify.errors import ActionError, CostError, InvalidArgumentError
+from replify.errors import ActionError, CostError, InvalidArgumentError, LearnerProtocolError
 from replify.components.bandits import is_bandit
 from replify.components.contextual import is_contextual
 
@@ -72,6 +72,50 @@ def checked_cycle(got: Any, *, n: int, left: int, step: int, name: str) -> tuple
         raise InvalidArgumentError(f"{name}.next_cycle() at step {step} must give an integer length in "
                                    f"1..{left}; got {length!r} ({type(length).__name__})")
     return arms.astype(np.int64), int(length)
+
+
+#: Steps over which a learner's round robins are compared with the learner stepped alone (:func:`check_cycles`),
+#: fewer where n is large (at most ``CYCLE_TWIN_COSTS`` costs drawn, and never under 256 steps).
+CYCLE_TWIN_STEPS = 4096
+CYCLE_TWIN_COSTS = 1 << 20
+
+
+def check_cycles(state: _Lanes, twins: tuple[Any, Any], rng: np.random.Generator) -> None:
+    """Once an evaluation, before the block-sum path plays: two more builds of the first pair's
+    learner (``twins``, from its seed) — one played by its round robins (next_cycle/observe_sums,
+    told each arm's sum and pulls), one stepped alone (act/update) — on the same per-step costs over
+    the first cycles (the adversary's own, drawn as one-step sums from ``rng``, a stream of their
+    own: no lane's draws change) must play the same arms. A learner whose round robins play other
+    arms than its ``act()`` is refused: the block-sum path's numbers would not be its learner's."""
+    cycler, stepper = twins
+    n, horizon, name = state.n, state.horizon, type(cycler).__name__
+    k = min(horizon, CYCLE_TWIN_STEPS, max(256, CYCLE_TWIN_COSTS // n))
+    starts = np.arange(k)
+    costs = as_float_array("the adversary's sample_sums(rng, starts, stops)", state.seq.sample_sums(rng, starts, starts + 1))
+    if costs.shape != (k, n):
+        raise CostError(f"the adversary's sample_sums(rng, starts, stops) must return sums of shape ({k}, {n}); "
+                        f"got shape {costs.shape}")
+    state.check_sums(costs[None], starts, starts + 1)
+    fixed = getattr(state.seq, "fixed_contexts", None) if is_contextual(cycler) else None
+    context = () if fixed is None else (fixed_features(state, fixed, int(state.seq.d)),)  # checked, read-only
+    t = 0
+    while t < k:  # the round robins first: a malformed cycle is refused as the path refuses it
+        arms, length = checked_cycle(cycler.next_cycle(*context), n=n, left=horizon - t, step=t + 1, name=name)
+        played = arms[np.arange(min(length, k - t)) % arms.size]
+        for j, arm in enumerate(played.tolist()):
+            alone = check_action(stepper.act(*context), n=n, problem="experts", step=t + j + 1, source=f"{name}.act()")
+            if alone != arm:
+                raise LearnerProtocolError(
+                    f"{name}.next_cycle(): the round robin from step {t + 1} plays arm {arm} at step {t + j + 1}, but the "
+                    f"same learner stepped alone (act/update, built from the same seed, on the same costs) plays arm "
+                    f"{alone}; next_cycle() must give the arms act() plays, each batch told only its arms' cost sums "
+                    "(observe_sums)")
+            stepper.update(alone, float(costs[t + j, alone]))
+        if played.size < length:
+            break
+        seen = costs[np.arange(t, t + length), played]
+        cycler.observe_sums(np.bincount(played, weights=seen, minlength=n), np.bincount(played, minlength=n))
+        t += length
 
 
 def _cycle_lane(state: _Lanes, i: int) -> list[tuple[int, int, np.ndarray]]:

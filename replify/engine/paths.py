@@ -14,6 +14,7 @@ from replify.engine.outcomes import accumulate, step_costs
 from replify.errors import ActionError, CostError, InvalidArgumentError, LearnerProtocolError
 from replify.components.bandits import BanditFeed, is_bandit
 from replify.components.bandit_lanes import LaneFeed, lane_form
+from replify.components.contextual import ContextFeed
 from replify.engine.played import Drawn, PlayedArms, played_law
 from replify.components.blocks import block_ends, fold_blocks, reduce_from
 from replify.components.mixtures import sample_by_inversion
@@ -100,11 +101,12 @@ def _played_arms(state: _Lanes, feed: LaneFeed | None, rows: int) -> None:
 TWIN_STEPS = 256
 
 
-def _check_twin(state: _Lanes, form: Any, costs: Any, arms: np.ndarray, t0: int) -> None:
+def _check_twin(state: _Lanes, form: Any, costs: Any, arms: np.ndarray, t0: int, contexts: Any = None) -> None:
     """Once an evaluation, on the first chunk: each learner of ``state.twin`` (the first lane's and
     the last lane's, built again from their seeds) stepped alone, act/update, on what its lane saw
-    (``costs[i]``: the lane's chunk, an array or a :class:`Drawn`) over the first
-    :data:`TWIN_STEPS` steps, must play the lane's ``arms[i]``. A lane form that plays other arms
+    (``costs[i]``: the lane's chunk, an array or a :class:`Drawn`; a contextual learner's lane form
+    also ``contexts[i]``, the lane's contexts) over the first :data:`TWIN_STEPS` steps, must play
+    the lane's ``arms[i]``. A lane form that plays other arms
     than its learners — another rule, or lanes drawing from one shared generator, which makes a
     pair's runs depend on the lanes beside them (and on ``n_jobs``) — is refused: its numbers would
     not be its learner's."""
@@ -114,7 +116,8 @@ def _check_twin(state: _Lanes, form: Any, costs: Any, arms: np.ndarray, t0: int)
         seen = costs[i]
         part = seen[:k] if isinstance(seen, np.ndarray) else Drawn(
             seen.kind, seen.loc[:k] if seen.rows > 1 else seen.loc, seen.scale, seen.u[:k], state.n)
-        alone = np.asarray(BanditFeed(twin, state.n).play(part, t0))
+        alone = np.asarray(BanditFeed(twin, state.n).play(part, t0) if contexts is None
+                           else ContextFeed(twin, state.n).play(contexts[i][:k], part, t0, False)[0])
         if not np.array_equal(alone, arms[i, :k]):
             t = int(np.flatnonzero(alone != arms[i, :k])[0])
             name = type(state.learners[0]).__name__

@@ -59,7 +59,7 @@ from replify.engine import limits
 from replify.engine.declarations import AUDIT_SLOT, audit, audit_support
 from replify.engine.lanes import _Lanes, _block_class
 from replify.engine.outcomes import Outcomes
-from replify.engine.cycles import cycle_learners, _cycles
+from replify.engine.cycles import check_cycles, cycle_learners, _cycles
 from replify.engine.support import _support, checked_support, support_learners
 from replify.engine.contexts import _contextual
 from replify.engine.paths import _fast, _pair_by_pair, _per_step, _segment_learners
@@ -186,7 +186,7 @@ def _simulate(
                        reference=np.repeat([constant_expert(child(root, INTERNAL, k), n) for k in ids], 2))
         if progress is not None:
             state.on_steps = _StepProgress(progress, g0, len(ids), len(pair_ids))
-        if lanes and g0 == 0 and not contextual:  # the lane form checked against stepping (engine.paths)
+        if lanes and g0 == 0:  # the lane form checked against stepping (engine.paths)
             state.twin = [(i, check_learner(build(child(root, INTERNAL, ids[i // 2])), source="the learner callable"))
                           for i in (0, len(learners) - 1)]  # the first lane and the last
         segmented = block_cls is None and not changing and _segment_learners(learners)
@@ -228,6 +228,9 @@ def _simulate(
         elif changing or (contextual and not (use_fast and cycles)):
             _contextual(state, budget)
         elif use_fast and cycles:
+            if g0 == 0:  # the round robins checked against stepping, on a stream of their own (engine.cycles)
+                check_cycles(state, tuple(check_learner(build(child(root, INTERNAL, ids[0])), source="the learner callable")
+                                          for _ in range(2)), np.random.default_rng(child(root, AUDIT_SLOT, 3)))
             _cycles(state)
         elif use_fast and segmented:
             _pair_by_pair(state, True, budget)

@@ -344,6 +344,36 @@ def test_the_cycle_check_catches_a_cycle_that_is_not_what_stepping_plays():
         check_cycles_equal_stepping(ShuffledCycles)
 
 
+class LateShuffle(ShuffledCycles):
+    """Steps 0, 1, 2, 0, …; its first cycle says so (30 steps), every later one claims 1, 0, 2."""
+
+    def next_cycle(self):
+        if self.t == 0:
+            return np.arange(self.n), 10 * self.n
+        return np.array([1, 0, 2]), self.horizon - self.t
+
+    def observe_sums(self, sums, pulls):
+        self.t += int(pulls.sum())
+
+
+class HonestCycles(LateShuffle):
+    """LateShuffle told the truth: every cycle goes on from where stepping stands."""
+
+    def next_cycle(self):
+        return np.roll(np.arange(self.n), -(self.t % self.n)), min(10 * self.n, self.horizon - self.t)
+
+
+@pytest.mark.parametrize("learner, step", [(ShuffledCycles, 1), (LateShuffle, 31)], ids=["first cycle", "second cycle"])
+def test_evaluate_refuses_cycles_that_play_other_arms_than_stepping(learner, step):
+    # once a report of that round robin's numbers (the path never steps act()), for a learner that does not exist
+    kw = dict(n=3, horizon=1000, pairs=2, seed=0, fast_path=True, progress=False)
+    with pytest.raises(replify.errors.LearnerProtocolError,
+                       match=rf"{learner.__name__}.next_cycle\(\): the round robin from step {step} plays arm 1 at step "
+                             rf"{step}, but the same learner stepped alone \(act/update, .*\) plays arm 0"):
+        replify.evaluate(learner, "iid-bernoulli", **kw)
+    assert replify.evaluate(HonestCycles, "iid-bernoulli", **kw).fast_path
+
+
 def test_adversary_declarations_are_checked():
     from replify.testing import check_declarations
 

@@ -17,6 +17,7 @@ from replify.engine import limits as engine  # the engine's sizes, which tests s
 from replify.errors import ActionError, LearnerProtocolError
 from replify.testing import check_lanes_equal_stepping
 from replify_plugins.bandits.thompson import ThompsonLanes
+from replify_plugins.contextual.linucb import LinEpsGreedy
 
 from test_engine import UniformCosts
 
@@ -390,7 +391,7 @@ def test_the_check_plays_long_enough_to_see_a_late_refill():
         check_lanes_equal_stepping(LateGreedy)
 
 
-class OtherRule(Greedy):
+class NextArm:
     """Wrong: its lane form plays the next arm after the one each learner plays alone."""
 
     @classmethod
@@ -399,6 +400,10 @@ class OtherRule(Greedy):
         choose = form._choose
         form._choose = lambda: (choose() + 1) % form.n
         return form
+
+
+class OtherRule(NextArm, Greedy):
+    """A bandit learner whose lane form plays another rule."""
 
 
 @pytest.mark.parametrize("learner, step", [(SharedStream, r"\d+"), (LateGreedy, r"(129|1[3-9]\d|2[0-5]\d)"),
@@ -412,3 +417,32 @@ def test_evaluate_refuses_a_lane_form_that_plays_other_arms_than_stepping(learne
     with pytest.raises(replify.errors.LearnerProtocolError,
                        match=rf"lane \d played arm \d at step {step}, but the same learner stepped alone"):
         replify.evaluate(learner, adversary, n=3, horizon=400, pairs=3, seed=0, progress=False, adversary_params=params)
+
+
+class SharedContextStream(LinEpsGreedy):
+    """Wrong: a contextual learner whose lanes draw their exploration from one generator."""
+
+    @classmethod
+    def for_lanes(cls, learners):
+        form = super().for_lanes(learners)
+        form.rngs = [form.rngs[0]] * form.lanes
+        return form
+
+
+class OtherContextRule(NextArm, LinEpsGreedy):
+    """A contextual learner whose lane form plays another rule."""
+
+
+@pytest.mark.parametrize("learner, adversary", [
+    (SharedContextStream, "linear-gaussian"), (OtherContextRule, "linear-gaussian"),
+    (OtherContextRule, "linear-bernoulli"), (OtherRule, "linear-bernoulli"), (SharedStream, "linear-bernoulli")],
+    ids=["contextual, one shared generator", "contextual, another rule", "contextual, 0/1 costs",
+         "bandit on contexts, another rule", "bandit on contexts, one shared generator"])
+@pytest.mark.parametrize("contexts", ["fixed", "sphere"])
+def test_evaluate_refuses_a_contextual_lane_form_that_plays_other_arms_than_stepping(learner, adversary, contexts):
+    kw = dict(n=3, horizon=400, pairs=3, seed=0, progress=False, adversary_params={"d": 3, "contexts": contexts})
+    with pytest.raises(replify.errors.LearnerProtocolError,
+                       match=r"lane \d played arm \d at step \d+, but the same learner stepped alone"):
+        replify.evaluate(learner, adversary, **kw)
+    honest = LinEpsGreedy if issubclass(learner, LinEpsGreedy) else Greedy
+    replify.evaluate(honest, adversary, **kw)  # the honest learner's lanes pass

@@ -116,40 +116,67 @@ def test_a_scripts_own_learners_run_alike_on_one_two_workers_and_dask(tmp_path):
 
 
 LEARNER = textwrap.dedent('''
-    import sys
     import replify
 
     STEP = {step}
+
+    def helper(n):
+        return {helper} % n
 
     class Learner:
         def __init__(self, *, n, horizon, rng):
             self.n = n
 
         def act(self):
-            return STEP % self.n
+            return (STEP + helper(self.n)) % self.n
 
         def update(self, cost):
             pass
 
     result = replify.sweep(learners=[Learner], adversaries=["iid-bernoulli"], ns=[3], horizons=[100], pairs=4, seed=0,
-                           path=sys.argv[1], progress=False)
+                           path="results.jsonl", progress=False)
     print("reused", result.reused)
 ''')
 
+#: A runner that executes the script it is given in its own ``__main__`` (its classes' module file is the runner's)
+RUNNER = "import sys\nexec(open(sys.argv[1]).read(), {'__name__': '__main__'})\n"
 
-def test_two_scripts_learners_of_one_name_never_share_a_results_row(tmp_path):
-    """Two scripts given on standard input (no source file to read) whose ``__main__.Learner``
-    differ only in a module constant: the second must not be answered with the first's row; the
-    first's code, run again, reuses its own."""
-    path = tmp_path / "results.jsonl"
 
-    def script(step):
-        return subprocess.run([sys.executable, "-", str(path)], input=LEARNER.format(step=step), capture_output=True,
-                              text=True, timeout=120, cwd=tmp_path, env={**os.environ, "PYTHONWARNINGS": "ignore"})
+@pytest.mark.parametrize("how, differ", [("stdin", "step"), ("stdin", "helper"), ("runner", "step"), ("runner", "helper")])
+def test_two_scripts_learners_of_one_name_never_share_a_results_row(tmp_path, how, differ):
+    """Two scripts, given on standard input (no source file to read) or run by exec in a runner's
+    ``__main__`` (the file inspect names is the runner's, the same for both), whose ``__main__.Learner``
+    differ only in a module constant or a helper function's body: the second must not be answered
+    with the first's row; the first's code, run again, reuses its own."""
+    (tmp_path / "runner.py").write_text(RUNNER)
+
+    def script(value):
+        code = LEARNER.format(step=value if differ == "step" else 0, helper=value if differ == "helper" else 0)
+        (tmp_path / f"script{value}.py").write_text(code)
+        command = [sys.executable, "-"] if how == "stdin" else [sys.executable, "runner.py", f"script{value}.py"]
+        return subprocess.run(command, input=code if how == "stdin" else None, capture_output=True, text=True,
+                              timeout=120, cwd=tmp_path, env={**os.environ, "PYTHONWARNINGS": "ignore"})
 
     first = script(0)
     assert first.returncode == 0 and "reused 0" in first.stdout, first.stderr[-2000:]
     other = script(1)
-    assert other.returncode != 0 and "other code" in other.stderr and "__main__.Learner" in other.stderr
+    assert other.returncode != 0 and "other code" in other.stderr and "__main__.Learner" in other.stderr, other.stdout
     again = script(0)
     assert again.returncode == 0 and "reused 1" in again.stdout, again.stderr[-2000:]
+
+
+def test_a_scripts_code_is_the_same_code_in_every_process():
+    """A script given on standard input is known by its compiled code: a set among its constants
+    must not make it other code in the next process (string hashes, and so a set's order, change
+    from process to process), or its own rows would be refused as another learner's."""
+    code = textwrap.dedent('''
+        from replify.experiments.learner_code import code_of
+
+        def learner(*, n, horizon, rng):
+            return "hedge" if "x" in {"alpha", "beta", "gamma", "delta", "epsilon", "zeta"} else None
+
+        print(code_of(learner))
+    ''')
+    codes = {subprocess.run([sys.executable, "-"], input=code, capture_output=True, text=True, timeout=120,
+                            env={**os.environ, "PYTHONHASHSEED": str(seed)}).stdout for seed in (1, 2, 3)}
+    assert len(codes) == 1 and "sha256:" in codes.pop()
