@@ -19,6 +19,7 @@ from replify.base.references import load_reference
 from replify.cli.outputs import say_outside_files
 from replify.errors import InvalidArgumentError, ReplifyError, SmallSampleWarning
 from replify.offpolicy import ESTIMATORS, Log, Replicable, estimate, replicable_value, select
+from replify.offpolicy.select import LOGGING, VARIANCES
 from replify.offpolicy.log import check_simulated_size, logged_system
 
 
@@ -94,6 +95,12 @@ def add_offpolicy(sub: Any, formatter: Any) -> None:
     op.add_argument("--min-rows", type=int, metavar="N", help="the least number of rows of any log the decisions are "
                     "compared with (a week's log against another's): the certificate's rho then holds for logs of any "
                     "sizes >= N; without it, logs of N and N' rows get rho + |log2(N'/N)|")
+    op.add_argument("--variance", choices=VARIANCES, default="worst-case",
+                    help="what sets the grid's width: the worst case over policies, or the candidates' overlap with the "
+                         "logging policy, measured on a log that records its logging distribution (a simulated log "
+                         "does), its price charged in rho (docs/offpolicy.md, 'The overlap')")
+    op.add_argument("--incumbent", metavar="REF", help="a --policy (as given) or 'logging' (the logging policy itself): "
+                    "kept by the replicable choice where it shares the least cell, rather than R's order")
     op.add_argument("--seed", type=int, default=0, help="the seed of R (and of a simulated log's rows)")
     op.set_defaults(func=cmd_offpolicy)
 
@@ -112,14 +119,20 @@ def cmd_offpolicy(args: argparse.Namespace) -> int:
         raise InvalidArgumentError(f"--seed must be an integer >= 0; got {args.seed}")
     if args.rho is None:
         given = [flag for flag, value in (("--min-propensity", args.min_propensity), ("--cost-bound", args.cost_bound),
-                                          ("--min-rows", args.min_rows)) if value is not None]
+                                          ("--min-rows", args.min_rows), ("--incumbent", args.incumbent),
+                                          ("--variance", None if args.variance == "worst-case" else args.variance))
+                 if value is not None]
         if given:
             raise InvalidArgumentError(f"{' and '.join(given)} {'serve' if len(given) > 1 else 'serves'} the "
                                        "certificate of --rho; give --rho too: the estimates and their intervals use "
                                        "neither the logging policy's least propensity, nor a cost bound, nor the "
-                                       "logs' least size, so without --rho it would change nothing")
+                                       "logs' least size, nor an incumbent, nor the variance's form, so without "
+                                       "--rho it would change nothing")
     else:
         check_rho(args.rho, "--rho")
+    if args.incumbent is not None and args.incumbent != LOGGING and args.incumbent not in args.policy:
+        raise InvalidArgumentError(f"--incumbent must be one of the --policy references as given, or '{LOGGING}'; got "
+                                   f"{args.incumbent!r}")
     if args.simulate is not None:
         if args.n is None:
             raise InvalidArgumentError("--simulate needs -n, the number of arms")
@@ -137,12 +150,12 @@ def cmd_offpolicy(args: argparse.Namespace) -> int:
     decisions: list[str] = []
     if args.rho is not None:  # first: everything the certificate needs is checked before anything is printed
         kw = dict(rho=args.rho, seed=args.seed, min_propensity=args.min_propensity, cost_bound=args.cost_bound,
-                  min_rows=args.min_rows)
+                  min_rows=args.min_rows, variance=args.variance)
         for ref, policy in policies:
             v = replicable_value(log, policy, **kw)
             decisions.append(f"  {ref:<28} replicable value {v.value:.5g} {_claim(v)}")
         if len(policies) >= 2:
-            chosen = select(log, dict(policies), **kw)
+            chosen = select(log, dict(policies), incumbent=args.incumbent, **kw)
             decisions.append(f"  replicable choice: {chosen.name} {_claim(chosen)}")
     print(f"{log.name}: {log.rows} rows, {log.n} arms")
     kinds: dict[str, list[str]] = {}  # what each estimator's numbers are, said once below them

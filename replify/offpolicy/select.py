@@ -234,6 +234,13 @@ class Replicable:
         """What the certificate says, in one line, or why there is none."""
         if not self.certified:
             return self.note or "measured, not certified"
+        form = ""
+        if self.variance == "overlap" and self.rho_cells is not None:
+            form = f" (the overlap form: the grid given {self.rho_cells:.3g} of it, the rest for agreeing on the overlap)"
+        return self._sizes() + form
+
+    def _sizes(self) -> str:
+        """The certificate's statement about the logs' sizes."""
         if self.min_rows is not None:
             return (f"certified: rho <= {self.rho_bound:g} for two logs of at least {self.min_rows} rows "
                     f"(this one has {self.rows})")

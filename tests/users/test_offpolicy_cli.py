@@ -156,3 +156,22 @@ def test_the_command_line_certifies_logs_of_other_sizes_and_says_what_a_small_sa
     assert main(base[:-2] + ["--rows", "60", "--estimator", "ips"]) == 0
     out, err = capsys.readouterr()
     assert "note: too few effective rows for the normal interval (effective sample size" in out and "Warning" not in err
+
+
+def test_the_command_line_keeps_an_incumbent_and_takes_the_overlap_form(tmp_path, capsys):
+    (tmp_path / "pols.py").write_text(POLICIES)
+    alcohol, first = f"{tmp_path}/pols.py:alcohol", f"{tmp_path}/pols.py:first"
+    base = ["offpolicy", "--simulate", "classification-bandit", "-n", "3", "--policy", alcohol, "--policy", first,
+            "--estimator", "ips"]
+    # 300 rows: one cell for every candidate, so the incumbent is kept whatever R's order
+    assert main(base + ["--rows", "300", "--rho", "0.1", "--incumbent", first]) == 0
+    out = capsys.readouterr().out
+    assert f"replicable choice: {first}" in out and "the incumbent was kept" in out
+    assert main(base + ["--rows", "200000", "--rho", "0.1", "--variance", "overlap", "--incumbent", "logging"]) == 0
+    out = capsys.readouterr().out
+    assert "the overlap form: the grid given" in out and "replicable choice: " in out
+    for extra, words in [(["--rho", "0.1", "--incumbent", "other.py:f"], "--incumbent must be one of the --policy"),
+                         (["--incumbent", first], "--incumbent serves the certificate of --rho"),
+                         (["--rho", "0.1", "--rows", "500", "--variance", "overlap"], "500 rows leave too little")]:
+        assert main(base + ["--rows", "300"] + extra if "--rows" not in extra else base + extra) == 2
+        assert words in capsys.readouterr().err, extra
