@@ -8,7 +8,8 @@ logs (a :class:`~replify.evaluation.report.Report`) and computes it over R for t
 **Assumptions.** (i) A log's N rows are iid: a context, the logging policy μ's arm a ~ μ(·|x), its
 cost; the two logs are independent, of one system and one logging policy (so one p_min and one cost
 range, declared: what the two runs share besides R, ρ and the candidates), of N and N′ rows —
-their sizes may differ, as two weeks of logs do (*Logs of other sizes* below). Two halves of one log dealt at random (:meth:`Log.split`) qualify:
+their sizes may differ, as two weeks of logs do (*Logs of other sizes* below). Two halves of one
+log dealt at random (:meth:`Log.split`) qualify:
 drawing without replacement makes E[Δ²] at most 1 + 1/(2N − 1) times the iid value, negligible. A
 log recorded from a learning policy (:func:`replify.offpolicy.record`) is not iid, and the variance
 bound below still holds: each row's term has conditional mean V_k − b and conditional second moment
@@ -22,7 +23,9 @@ and the result is measured, not certified. (iv) Each candidate π_k is fixed bef
 seen (not fitted on them) and decides each row from that row's contexts alone; a policy whose
 probabilities on some rows change when it is shown the two halves of the rows apart, or a few
 rows alone, is refused.
-Write b = (lo + hi)/2 and M = (hi − lo)/2.
+Write b = (lo + hi)/2 and M = (hi − lo)/2 — as float64 computes them, b = lo/2 + hi/2 and M the largest
+|c − b| over [lo, hi], rounded up by two ulps: on a range a few ulps wide b rounds off the middle, and
+an independent review measured ρ̂ = 0.153 at a certified 0.1 with M = hi/2 − lo/2 there.
 
 **The estimate.** V̂_k = b + (1/N) Σ_i w_ik (c_i − b), w_ik = π_k(a_i|x_i)/μ(a_i|x_i): inverse
 propensity scoring with the constant baseline b — the doubly robust estimator of Dudík, Langford &
