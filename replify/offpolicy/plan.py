@@ -115,8 +115,16 @@ def rows_for(gap: float | np.floating, *, rho: float | np.floating, candidates: 
     factor = incumbent_factor(k) if incumbent else selection_factor(k)
     ladder = math.sqrt(2.0) if not min_rows_declared else 1.0
     z = NormalDist().inv_cdf(1.0 - (1.0 - confidence) / (k - 1))
-    m = (hi - lo) / 2.0
-    rows = math.ceil(2.0 * m * m * (ladder * factor / rho + math.sqrt(2.0) * z) ** 2 / (p * gap * gap))
+    m = hi / 2.0 - lo / 2.0  # no overflow at a range near ±1.8e308
+    try:
+        need = 2.0 * (m / gap) ** 2 * (ladder * factor / rho + math.sqrt(2.0) * z) ** 2 / p
+    except OverflowError:  # Python's float power raises where numpy's gives inf
+        need = math.inf
+    if not need <= 2.0**62:  # an int64 count of rows; inf where the gap is vanishingly small
+        raise InvalidArgumentError(f"gap={gap:g}: separating candidates this close over the cost range [{lo:g}, {hi:g}] "
+                                   f"needs more than 2**62 rows ({need:.3g}) at rho={rho:g} and min_propensity={p:g}; "
+                                   "no log is that large")
+    rows = math.ceil(need)
     width = ladder * factor * m * math.sqrt(2.0 / (rows * p)) / rho
     return RowsPlan(rows=rows, gap=gap, rho=rho, candidates=k, min_propensity=p, cost_range=(lo, hi),
                     confidence=confidence, ladder=not min_rows_declared, incumbent=bool(incumbent), width=width)

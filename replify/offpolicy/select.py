@@ -116,8 +116,11 @@ distribution, q is known on every row, so the K candidates' G(x) = Σ_k q_k(x) �
 
 On the event both upper bounds hold and the indices agree, the width is at least the ladder point
 above c_K s̄_true/ρ_g, a function of v alone, so the cells' bound ρ_g holds as before. In all,
-P(decisions differ) ≤ ρ_g + 2δ + charge (+ |log₂(N′/N)| where the sizes differ and ``min_rows`` is
-not declared), and ρ_g = ρ − 2δ − charge is what the grid is given (``rho_cells``). The price is
+P(decisions differ) ≤ ρ_g + 2δ + charge for logs of equal size. Where the sizes differ and
+``min_rows`` is not declared, t and ρ_g differ too, so the raw widths' ratio has, besides (N′/N)^½
+and the overlap's, ((1 − t′)/(1 − t))^½ and ρ_g/ρ_g′: the bound adds |log₂(N′/N)|,
+|log₂((1 − t′)/(1 − t))| and 2|log₂(ρ_g′/ρ_g)| and the larger charge (:meth:`Replicable.rho_between`;
+an independent review measured 0.356 against a first bound of 0.240 at 10⁵ and 1.1·10⁵ rows), and ρ_g = ρ − 2δ − charge is what the grid is given (``rho_cells``). The price is
 ρ_g < ρ: at N = 10⁵ and p_min = 0.02, 2δ + charge = 0.063 of ρ = 0.1; at N = 10⁶ and p_min = 1/4,
 0.010. Where it would take more than three quarters of ρ, the overlap form is refused (use the worst
 case, or more rows). It pays where the candidates agree with the logging policy: q ≈ 1.2 against
@@ -134,7 +137,9 @@ choice is still a function of the rounded values, R's order and the named incumb
 puts θ in J_i; i in neither leaves R's order on S, S′ as before, and i, being above θ, is not among
 the a_j below it, so the ranks' argument holds. Hence P ≤ (|m̂ − m̂′| + |Δ_i| + Σ_k |Δ_k|/r_k)/w, and
 with E|Δ_i| ≤ s the factor is c_K⁺ = min(K, √K (1 + (H⁽²⁾_K)^½) + 1) (:func:`incumbent_factor`:
-K up to 6, c₈⁺ = 7.32): a little more width for a rule a team can act on.
+K up to 6, c₈⁺ = 7.32): a little more width for a rule a team can act on. In the overlap form
+(below), s̄ is the candidates' root mean square and the incumbent's own E|Δ_i| is at most √K s̄, so
+there the factor is min(K, √K (2 + (H⁽²⁾_K)^½)) (an independent review's catch).
 
 **The price** is w: at K = 8, uniform logging over 4 arms (p_min = 1/4), costs in [0, 1] (M = ½)
 and N = 10⁶ rows, s = 0.0014 and w₀ = 0.089 at ρ = 0.1 (the plain IPS and the union bound, as this
@@ -227,9 +232,15 @@ class Replicable:
         if self.min_rows is not None:
             return self.rho_bound if rows >= self.min_rows else 1.0
         extra = 0.0
-        if self.variance == "overlap" and rows < self.rows:  # the smaller log's overlap is the noisier
-            extra = overlap_charge(rows, self.min_propensity, self.rho_bound)[2] - \
-                overlap_charge(self.rows, self.min_propensity, self.rho_bound)[2]
+        if self.variance == "overlap" and rows != self.rows:
+            # the overlap form's t and rho_g depend on N too (module docstring, "The overlap"): the two raw
+            # widths differ by (1 - t')/(1 - t) under the root and rho_g'/rho_g besides the rows and the overlap
+            mine, other = (overlap_charge(r, self.min_propensity, self.rho_bound) for r in (self.rows, rows))
+            grid = [self.rho_bound - 2.0 * d - c for d, _, c in (mine, other)]
+            if other[1] >= 1.0 or grid[1] <= 0.0:
+                return 1.0
+            extra = max(0.0, other[2] - mine[2]) + abs(math.log2((1.0 - other[1]) / (1.0 - mine[1]))) + \
+                2.0 * abs(math.log2(grid[1] / grid[0]))
         return min(1.0, self.rho_bound + extra + min(1.0, abs(math.log2(rows / self.rows))))
 
     @property
@@ -278,16 +289,26 @@ def selection_factor(k: int) -> float:
     return float(min(k, math.sqrt(k) * (1.0 + math.sqrt(h2))))
 
 
-def incumbent_factor(k: int) -> float:
+def incumbent_factor(k: int, *, overlap: bool = False) -> float:
     """c_K⁺ = min(K, √K (1 + √H) + 1): the price of choosing among K candidates while keeping an
-    incumbent that shares the least cell (module docstring, "Keeping the incumbent")."""
+    incumbent that shares the least cell (module docstring, "Keeping the incumbent"); in the overlap
+    form, whose s̄ is the candidates' root mean square, the incumbent's E|Δ_i| is at most √K s̄, and
+    the factor is min(K, √K (2 + √H))."""
     h2 = float(np.sum(1.0 / np.arange(1, k + 1, dtype=np.float64) ** 2))
-    return float(min(k, math.sqrt(k) * (1.0 + math.sqrt(h2)) + 1.0))
+    return float(min(k, math.sqrt(k) * (1.0 + math.sqrt(h2)) + (math.sqrt(k) if overlap else 1.0)))
 
 
 #: The incumbent ``"logging"``: the logging policy itself, a candidate whose estimate is the log's
-#: mean cost (every weight 1).
+#: mean cost (every weight 1), named "logging" where no candidate has that name.
 LOGGING = "logging"
+
+
+class _LoggingPolicy:
+    """The logging policy as a candidate (never a user's object: the string "logging" given as a
+    policy is refused as any non-function is)."""
+
+
+_LOGGING_POLICY = _LoggingPolicy()
 
 
 #: The sizes of the small groups of rows, spread over the log, that a candidate is shown alone
@@ -331,7 +352,7 @@ def _estimate(log: Log, policy: Any, baseline: float) -> tuple[float, float | No
     records its logging distribution (else None; module docstring, "The overlap"). The policy must
     decide each row from that row's contexts: it is checked on the two halves of the rows apart and
     on a few rows alone."""
-    if policy is LOGGING:  # the logging policy: on-policy, every weight 1 (and q = Σ μ²/μ = 1)
+    if policy is _LOGGING_POLICY:  # the logging policy: on-policy, every weight 1 (and q = Σ μ²/μ = 1)
         rows = np.arange(log.stored)
         truth = None if log.means is None else log.mean(log.means[rows, log.actions])
         return log.mean(log.costs - baseline), truth, None, 1.0
@@ -551,20 +572,24 @@ def select(log: Log, policies: Sequence[Callable[[np.ndarray], Any]] | Mapping[s
     ≥ 1 − ρ (for logs of N and N′ rows, ≥ 1 − ρ − |log₂(N′/N)| unless ``min_rows`` is declared;
     module docstring). ``policies``: a sequence, or a mapping of names to policies (the result's
     ``name`` is then the chosen one's). ``cost_bound`` as in :func:`replicable_value`. ``incumbent``:
-    a candidate's index or name, or ``"logging"`` (the logging policy, added as the last candidate,
-    named "logging"), kept where it shares the least cell (module docstring, "Keeping the
+    a candidate's index or name (with a mapping, its own key), or ``"logging"`` (the logging policy,
+    added as the last candidate, named "logging"; where a candidate is named "logging", that
+    candidate), kept where it shares the least cell (module docstring, "Keeping the
     incumbent": the width's factor is then c_K⁺). ``variance`` as in :func:`replicable_value`."""
-    names = None
+    names = keys = None
     if isinstance(policies, Mapping):
-        names = tuple(str(k) for k in policies)
+        keys = list(policies)
+        names = tuple(str(k) for k in keys)
         policies = list(policies.values())
+        if incumbent is not None and not isinstance(incumbent, str) and incumbent in keys:
+            incumbent = names[keys.index(incumbent)]  # a mapping's own key (an int, say): its name, not an index
     if isinstance(policies, (str, bytes)) or not isinstance(policies, Sequence) or len(policies) < 2:
         raise InvalidArgumentError(f"policies must be a sequence (or a mapping of names) of at least 2 candidate "
                                    f"policies; got {policies!r:.80}")
     policies = list(policies)
     if isinstance(incumbent, str) and incumbent == LOGGING and (names is None or LOGGING not in names):
         names = (names or tuple(str(k) for k in range(len(policies)))) + (LOGGING,)
-        policies.append(LOGGING)
+        policies.append(_LOGGING_POLICY)
         incumbent = len(policies) - 1
     elif isinstance(incumbent, str):
         if names is None or incumbent not in names:
@@ -579,7 +604,7 @@ def select(log: Log, policies: Sequence[Callable[[np.ndarray], Any]] | Mapping[s
                                        f"'logging'; got {incumbent!r}")
         incumbent = int(incumbent)
     k = len(policies)
-    factor = selection_factor(k) if incumbent is None else incumbent_factor(k)
+    factor = selection_factor(k) if incumbent is None else incumbent_factor(k, overlap=variance == "overlap")
     got, order = _rounded(log, rho, seed, min_propensity, cost_bound, min_rows, policies, factor, variance)
     cells = got["cells"]
     lowest = np.flatnonzero(cells == cells.min())

@@ -1147,3 +1147,48 @@ def test_the_overlap_form_says_what_it_needs():
         replicable_value(bare, constant_arm(0), rho=0.1, seed=0, variance="overlap")
     with pytest.raises(InvalidArgumentError, match="variance must be one of"):
         replicable_value(log, constant_arm(0), rho=0.1, seed=0, variance="data")
+
+
+def one_kind_compact(rows, n, seed):
+    """A compact log of uniform logging over n arms, one kind of context, every cost +-1 at random:
+    the (arm, cost) counts drawn as one multinomial (exact in law), the logging distribution recorded."""
+    counts = np.random.default_rng(seed).multinomial(rows, np.full(2 * n, 1.0 / (2 * n)))
+    a, hi = np.divmod(np.arange(2 * n), 2)
+    keep = counts > 0
+    return Log(contexts=np.zeros((int(keep.sum()), n, 1)), actions=a[keep], costs=np.where(hi[keep] == 1, 1.0, -1.0),
+               propensities=np.full(int(keep.sum()), 1.0 / n), n=n, weights=counts[keep].astype(np.int64),
+               distribution=np.full((int(keep.sum()), n), 1.0 / n), min_propensity=1.0 / n, cost_range=(-1.0, 1.0))
+
+
+def test_the_overlap_form_on_logs_of_unequal_sizes_charges_what_its_width_depends_on():
+    # An independent review's refutation: in the overlap form t and the grid's share of rho depend on N,
+    # so logs of 10^5 and 1.1 10^5 rows parted in 0.356 of 2000 pairs against a first bound of 0.240.
+    # rho_between now adds |log2((1 - t')/(1 - t))| and 2 |log2(rho_g'/rho_g)| (select.py, "The
+    # overlap"): the bound is 0.437, and 400 pairs (measured 0.3625) stay below its exact binomial 1e-6
+    # tail, where the first bound (0.240) is refuted by the same count.
+    from replify.evaluation.stats import binomial_upper_tail
+
+    pol = constant_arm(0)
+    draws = (lambda s: one_kind_compact(100_000, 50, s), lambda s: one_kind_compact(110_000, 50, s))
+    m = replicability(draws, lambda lg, r: replicable_value(lg, pol, rho=0.1, seed=r, variance="overlap"),
+                      pairs=400, seed=11)
+    assert 0.4 < m.params["rho_bound"] < 0.5 and 0.25 < m.rho_hat, m.rho_hat
+    assert binomial_upper_tail(m.failures, 400, m.params["rho_bound"]) > 1e-6, m.rho_hat
+    # the incumbent in the overlap form pays its own root mean square: the factor sqrt(K)(2 + sqrt(H2))
+    from replify.offpolicy import incumbent_factor
+
+    assert incumbent_factor(16, overlap=True) == pytest.approx(4 * (2 + math.sqrt(sum(1 / r ** 2 for r in range(1, 17)))))
+    log = one_kind_compact(100_000, 50, 0)
+    pols = [constant_arm(a) for a in range(16)]
+    assert select(log, pols, rho=0.1, seed=0, incumbent=3, variance="overlap").factor == incumbent_factor(16, overlap=True)
+    # a mapping's own keys name its incumbent; the string "logging" is never taken for a policy
+    keyed = {1: constant_arm(1), 0: constant_arm(0)}
+    assert select(log, keyed, rho=0.1, seed=0, incumbent=0).incumbent == 1  # the key 0, the second candidate
+    with pytest.raises(InvalidArgumentError):
+        select(log, [constant_arm(0), "logging"], rho=0.1, seed=0)
+    from replify.offpolicy import rows_for
+
+    with pytest.raises(InvalidArgumentError, match="needs more than 2\\*\\*62 rows"):
+        rows_for(1e-300, rho=0.1, candidates=4, min_propensity=0.25)
+    with pytest.raises(InvalidArgumentError, match="needs more than 2\\*\\*62 rows"):
+        rows_for(0.1, rho=0.1, candidates=4, min_propensity=0.25, cost_range=(-1e308, 1e308))

@@ -106,9 +106,15 @@ def test_ctrl_c_sent_early_to_the_command_is_one_line_and_status_130():
     import sys
     import time
 
-    for delay in (0.05, 0.15, 0.3):  # during the import, or the command (demo coin runs for seconds)
-        proc = subprocess.Popen([sys.executable, "-m", "replify_cli", "demo", "coin", "--quiet"],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # The child says it is running (Python's own start-up, which no program can guard, is over) and then
+    # runs the command's entry point; the signal comes `delay` after that: during replify's import, or
+    # the command (demo coin runs for seconds). Without the wait, a loaded machine delivered it inside
+    # Python's start-up (init_import_site), before any of replify's code.
+    start = ("import runpy, sys; sys.stdout.write('r'); sys.stdout.flush(); "
+             "sys.argv = ['replify', 'demo', 'coin', '--quiet']; runpy.run_module('replify_cli', run_name='__main__')")
+    for delay in (0.05, 0.15, 0.3):
+        proc = subprocess.Popen([sys.executable, "-c", start], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert proc.stdout.read(1) == "r"
         time.sleep(delay)
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=120)
