@@ -561,7 +561,7 @@ def replicable_value(log: Log, policy: Callable[[np.ndarray], Any], *, rho: floa
     return Replicable(chosen=None, **got)
 
 
-def select(log: Log, policies: Sequence[Callable[[np.ndarray], Any]] | Mapping[str, Callable[[np.ndarray], Any]], *,
+def select(log: Log, policies: Sequence[Any] | Mapping[Any, Any], *,
            rho: float | np.floating, seed: Seed, min_propensity: float | np.floating | None = None,
            cost_bound: Any = None, min_rows: Any = None, incumbent: Any = None,
            variance: str = "worst-case") -> Replicable:
@@ -587,6 +587,11 @@ def select(log: Log, policies: Sequence[Callable[[np.ndarray], Any]] | Mapping[s
         raise InvalidArgumentError(f"policies must be a sequence (or a mapping of names) of at least 2 candidate "
                                    f"policies; got {policies!r:.80}")
     policies = list(policies)
+    for k, pol in enumerate(policies):
+        if not callable(pol):
+            raise InvalidArgumentError(f"policies: candidate {names[k] if names else k} is {pol!r:.60} "
+                                       f"({type(pol).__name__}); expected a function of the contexts (the logging "
+                                       "policy itself is incumbent='logging')")
     if isinstance(incumbent, str) and incumbent == LOGGING and (names is None or LOGGING not in names):
         names = (names or tuple(str(k) for k in range(len(policies)))) + (LOGGING,)
         policies.append(_LOGGING_POLICY)

@@ -1185,7 +1185,7 @@ def test_the_overlap_form_on_logs_of_unequal_sizes_charges_what_its_width_depend
     keyed = {1: constant_arm(1), 0: constant_arm(0)}
     assert select(log, keyed, rho=0.1, seed=0, incumbent=0).incumbent == 1  # the key 0, the second candidate
     with pytest.raises(InvalidArgumentError):
-        select(log, [constant_arm(0), "logging"], rho=0.1, seed=0)
+        select(log, [constant_arm(0), "logging"], rho=0.1, seed=0)  # refused: not a function of the contexts
     from replify.offpolicy import rows_for
 
     with pytest.raises(InvalidArgumentError, match="needs more than 2\\*\\*62 rows"):
