@@ -62,8 +62,8 @@ import attrs
 import numpy as np
 
 from replify.errors import InvalidArgumentError, SmallSampleWarning, warn
-from replify.offpolicy.log import Log
-from replify.offpolicy.policies import model_scores, policy_probabilities, unlogged_arms
+from replify.offpolicy.log import Log, policy_probabilities, unlogged_arms
+from replify.offpolicy.policies import model_scores
 
 ESTIMATORS = ("ips", "snips", "dm", "dr")
 

@@ -31,7 +31,7 @@ from replify.base.randomness import Seed, child, seed_sequence
 from replify.engine.declarations import AUDIT_SLOT, audit_support, declared_bounds
 from replify.errors import InvalidArgumentError, MissingExtraError
 from replify.offpolicy.files import SNIFF_BYTES, bounded_lines, file_columns, refuse_binary
-from replify.offpolicy.policies import bad_row, logging_probabilities, policy_probabilities
+from replify.offpolicy.policies import bad_row, logging_probabilities, probabilities_on
 from replify.plugins.factory import make_adversary
 
 
@@ -512,3 +512,24 @@ def check_simulated_size(seq: Any, *, n: int, rows: int, argument: str = "rows")
                                    f"row, needs about {byte_size(need)} of memory while it is built, more than this "
                                    f"machine's {byte_size(total)}; expected fewer rows (at most about "
                                    f"{total // (need // int(rows)):,})")
+
+
+def policy_probabilities(policy: Callable[[np.ndarray], Any], log: Log) -> np.ndarray:
+    """A target policy's probabilities of every arm on every row of ``log`` (rows, n): ``policy``
+    maps the contexts (all rows at once) to arms (rows,) or to probabilities (rows, n)."""
+    return probabilities_on(policy, log.contexts, log.n, n_origin=log.n_origin)
+
+
+def unlogged_arms(log: Log, pi: np.ndarray) -> str | None:
+    """What a reader should know where a policy (its probabilities ``pi``, (rows, n)) plays arms the
+    log never shows: the estimate has no data on them (IPS counts them as nothing, a baseline or a
+    cost model stands in for them). None where every arm it plays was logged."""
+    logged = np.zeros(log.n, dtype=bool)
+    logged[np.unique(log.actions)] = True
+    mass = np.array([log.mean(pi[:, a]) for a in range(log.n)])
+    missing = np.flatnonzero(~logged & (mass > 0))
+    if missing.size == 0:
+        return None
+    arms = ", ".join(f"{int(a)} ({mass[a]:.0%} of its play)" for a in missing)
+    return (f"it plays arm{'s' if missing.size > 1 else ''} {arms}, which {log.name} never logged: the estimate has "
+            "no data there")

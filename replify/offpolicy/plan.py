@@ -28,16 +28,11 @@ from typing import Any
 import attrs
 import numpy as np
 
+from replify.base.checks import check_positive, check_probability, check_rho
 from replify.base.randomness import Seed, seed_sequence
 from replify.errors import InvalidArgumentError
 from replify.offpolicy.log import Log
 from replify.offpolicy.select import incumbent_factor, select, selection_factor
-
-
-def _number(name: str, value: Any, low: float, high: float) -> float:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real) or not low < value < high:
-        raise InvalidArgumentError(f"{name} must be a number in ({low:g}, {high:g}); got {value!r}")
-    return float(value)
 
 
 @attrs.frozen
@@ -99,9 +94,9 @@ def rows_for(gap: float | np.floating, *, rho: float | np.floating, candidates: 
     it (module docstring: N = 2 M² (λ c_K/ρ + √2 z)²/(p_min gap²)). ``min_rows_declared``: the
     decisions will declare the logs' least size (no ladder); ``incumbent``: they will keep an
     incumbent (the factor c_K⁺). Check the answer with :meth:`RowsPlan.simulate`."""
-    rho = _number("rho", rho, 0.0, 1.0)
-    confidence = _number("confidence", confidence, 0.0, 1.0)
-    p = _number("min_propensity", min_propensity, 0.0, 1.0 + 1e-12)
+    rho = check_rho(rho)
+    confidence = check_probability("confidence", confidence, open_low=True, open_high=True)
+    p = check_probability("min_propensity", min_propensity, open_low=True)
     if isinstance(candidates, (bool, np.bool_)) or not isinstance(candidates, numbers.Integral) or candidates < 2:
         raise InvalidArgumentError(f"candidates must be an integer >= 2; got {candidates!r}")
     try:
@@ -110,7 +105,10 @@ def rows_for(gap: float | np.floating, *, rho: float | np.floating, candidates: 
         raise InvalidArgumentError(f"cost_range must be a pair (lo, hi); got {cost_range!r:.80}") from None
     if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
         raise InvalidArgumentError(f"cost_range must be a pair (lo, hi) of finite numbers with lo < hi; got {cost_range!r}")
-    gap = _number("gap", gap, 0.0, hi - lo)
+    gap = check_positive("gap", gap)
+    if gap >= hi - lo:
+        raise InvalidArgumentError(f"gap must be below the cost range's width {hi - lo:g} (no two costs in [{lo:g}, "
+                                   f"{hi:g}] are further apart); got {gap:g}")
     k = int(candidates)
     factor = incumbent_factor(k) if incumbent else selection_factor(k)
     ladder = math.sqrt(2.0) if not min_rows_declared else 1.0

@@ -1,21 +1,17 @@
 """Policies over a log's rows (docs/offpolicy.md): the logging policies replify states
-(:func:`epsilon_greedy`, :func:`softmax`, uniform, or any function of the contexts), a target
-policy's probabilities of every arm on every row, checked, and what a log cannot say of a policy
-(the arms it plays that the log never shows)."""
+(:func:`epsilon_greedy`, :func:`softmax`, uniform, or any function of the contexts) and a target
+policy's probabilities of every arm on given contexts, checked. Below the log: what takes a
+:class:`~replify.offpolicy.Log` lives in :mod:`replify.offpolicy.log`."""
 
 from __future__ import annotations
 
 import math
 import numbers
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
 import numpy as np
 
 from replify.errors import InvalidArgumentError
-
-if TYPE_CHECKING:  # annotations only: a Log is passed in, never built here
-    from replify.offpolicy.log import Log
-
 
 def bad_row(name: str, ok: np.ndarray, values: np.ndarray, expected: str) -> None:
     """Refuse the first row where ``ok`` is False, naming the column, the row and its value."""
@@ -44,12 +40,6 @@ def logging_probabilities(logging: Any, contexts: np.ndarray, n: int) -> np.ndar
     ok = np.isfinite(p).all(axis=1) & (p >= 0).all(axis=1) & (np.abs(p.sum(axis=1) - 1) <= 1e-9)
     bad_row("logging", ok, p, f"probabilities of the {n} arms adding up to 1")
     return p
-
-
-def policy_probabilities(policy: Callable[[np.ndarray], Any], log: Log) -> np.ndarray:
-    """A target policy's probabilities of every arm on every row of ``log`` (rows, n): ``policy``
-    maps the contexts (all rows at once) to arms (rows,) or to probabilities (rows, n)."""
-    return probabilities_on(policy, log.contexts, log.n, n_origin=log.n_origin)
 
 
 def probabilities_on(policy: Callable[[np.ndarray], Any], contexts: np.ndarray, n: int, *,
@@ -129,18 +119,3 @@ def softmax(model: Callable[[np.ndarray], Any], temperature: float | np.floating
         return e / e.sum(axis=1, keepdims=True)
 
     return probabilities
-
-
-def unlogged_arms(log: Log, pi: np.ndarray) -> str | None:
-    """What a reader should know where a policy (its probabilities ``pi``, (rows, n)) plays arms the
-    log never shows: the estimate has no data on them (IPS counts them as nothing, a baseline or a
-    cost model stands in for them). None where every arm it plays was logged."""
-    logged = np.zeros(log.n, dtype=bool)
-    logged[np.unique(log.actions)] = True
-    mass = np.array([log.mean(pi[:, a]) for a in range(log.n)])
-    missing = np.flatnonzero(~logged & (mass > 0))
-    if missing.size == 0:
-        return None
-    arms = ", ".join(f"{int(a)} ({mass[a]:.0%} of its play)" for a in missing)
-    return (f"it plays arm{'s' if missing.size > 1 else ''} {arms}, which {log.name} never logged: the estimate has "
-            "no data there")

@@ -163,8 +163,8 @@ import numpy as np
 
 from replify.base.randomness import Seed, seed_sequence
 from replify.errors import InvalidArgumentError
-from replify.offpolicy.log import Log
-from replify.offpolicy.policies import policy_probabilities, probabilities_on, unlogged_arms
+from replify.offpolicy.log import Log, policy_probabilities, unlogged_arms
+from replify.offpolicy.policies import probabilities_on
 
 
 @attrs.frozen

@@ -1070,7 +1070,7 @@ def test_the_rows_a_choice_needs_are_enough_in_simulation_and_not_four_times_too
     quarter = attrs.evolve(plan, rows=plan.rows // 4)
     assert quarter.simulate(logs=200, seed=3) < 0.9
     assert rows_for(0.1, rho=0.1, candidates=4, min_propensity=0.25, min_rows_declared=True).rows < plan.rows
-    with pytest.raises(InvalidArgumentError, match="gap must be a number in"):
+    with pytest.raises(InvalidArgumentError, match="gap must be below the cost range's width 1"):
         rows_for(2.0, rho=0.1, candidates=4, min_propensity=0.25)
     with pytest.raises(InvalidArgumentError, match="simulate needs min_propensity = 1/n"):
         rows_for(0.1, rho=0.1, candidates=4, min_propensity=0.3).simulate()
