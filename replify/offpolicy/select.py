@@ -105,14 +105,18 @@ distribution, q is known on every row, so the K candidates' G(x) = Σ_k q_k(x) �
 
 1. *An upper bound.* G ≥ 0 with Var G ≤ KQγ, so Bernstein's inequality gives
    P(Ḡ ≤ (1 − t)γ) ≤ exp(−N t²γ/(2KQ(1 + t/3))) ≤ exp(−N t²/(2Q(1 + t/3))) (γ ≥ K), which t makes
-   δ = ρ/100 (:func:`overlap_charge`). So Ĝ⁺ = Ḡ/(1 − t) ≥ γ but with probability δ a log.
+   δ = ρ/1000 (:func:`overlap_charge`; a smaller δ costs t little, a larger one 2δ ln Q below). So Ĝ⁺ = Ḡ/(1 − t) ≥ γ but with probability δ a log.
 2. *The width.* s̄ = M √(2Ĝ⁺/(K N)) replaces s (bound 1's Σ_k E|Δ_k| ≤ K s̄ and bound 2's
    (Σ_k E Δ_k²)^½ ≤ √K s̄ hold with γ in place of Ĝ⁺), and w₀ = c_K s̄/ρ_g is rounded up on the
    width's ladder (always, since it is measured).
 3. *The ladder's charge.* Two logs' indices differ with probability at most |ln(Ḡ/Ḡ′)|/ln 2 (h = ½:
    w₀ ∝ Ĝ⁺^½) plus the rows' |log₂(N′/N)|. Where both Ḡ ≥ (1 − t)γ, |ln Ḡ − ln Ḡ′| ≤ |Ḡ − Ḡ′|/((1 − t)γ)
-   and E|Ḡ − Ḡ′| ≤ (2 Var Ḡ)^½ ≤ γ(2Q/N)^½; elsewhere (probability 2δ) it is at most ln Q. So the charge
-   is [√(2Q/N)/(1 − t) + 2δ ln Q]/ln 2.
+   and E|Ḡ − Ḡ′| ≤ (2 Var Ḡ)^½; elsewhere (probability 2δ) it is at most ln Q. G lies in [K, KQ], so
+   (Bhatia & Davis 2000) Var G ≤ (γ − K)(KQ − γ) = γ²(g − 1)(Q − g)/g² with g = γ/K ∈ [1, Q], whose
+   largest value over g (at g = 2Q/(Q + 1)) is γ²(Q − 1)²/(4Q): E|Ḡ − Ḡ′| ≤ γ (Q − 1)(2/N)^½/(2√Q).
+   So the charge is [(Q − 1)/(2√Q)·(2/N)^½/(1 − t) + 2δ ln Q]/ln 2 — half what Var G ≤ KQγ gave.
+   With δ = ρ/100 and that variance, as this module first had them, 2δ + charge was 0.063 of ρ = 0.1 at
+   10⁵ rows with p_min = 0.02; it is now 0.026.
 
 On the event both upper bounds hold and the indices agree, the width is at least the ladder point
 above c_K s̄_true/ρ_g, a function of v alone, so the cells' bound ρ_g holds as before. In all,
@@ -121,8 +125,8 @@ P(decisions differ) ≤ ρ_g + 2δ + charge for logs of equal size. Where the si
 and the overlap's, ((1 − t′)/(1 − t))^½ and ρ_g/ρ_g′: the bound adds |log₂(N′/N)|,
 |log₂((1 − t′)/(1 − t))| and 2|log₂(ρ_g′/ρ_g)| and the larger charge (:meth:`Replicable.rho_between`;
 an independent review measured 0.356 against a first bound of 0.240 at 10⁵ and 1.1·10⁵ rows), and ρ_g = ρ − 2δ − charge is what the grid is given (``rho_cells``). The price is
-ρ_g < ρ: at N = 10⁵ and p_min = 0.02, 2δ + charge = 0.063 of ρ = 0.1; at N = 10⁶ and p_min = 1/4,
-0.010. Where it would take more than three quarters of ρ, the overlap form is refused (use the worst
+ρ_g < ρ: at N = 10⁵ and p_min = 0.02, 2δ + charge = 0.026 of ρ = 0.1; at N = 10⁶ and p_min = 1/4,
+0.0021. Where it would take more than three quarters of ρ, the overlap form is refused (use the worst
 case, or more rows). It pays where the candidates agree with the logging policy: q ≈ 1.2 against
 Q = 50 makes s̄ six times smaller; under uniform logging q = Q for every deterministic policy and it
 cannot pay. Assumed besides (i)–(iv): the rows iid (a log recorded from a learning policy is not:
@@ -476,14 +480,14 @@ def _finite(log: Log, what: str, value: Any, lo: float, hi: float) -> None:
 
 
 def overlap_charge(rows: int, min_propensity: float, rho: float) -> tuple[float, float, float]:
-    """The overlap form's price (module docstring, "The overlap"): δ = ρ/100, t with
+    """The overlap form's price (module docstring, "The overlap"): δ = ρ/1000, t with
     exp(−N t²/(2Q(1 + t/3))) = δ (Q = 1/p_min), and the ladder's charge
-    [√(2Q/N)/(1 − t) + 2δ ln Q]/ln 2; returns (δ, t, charge)."""
-    q, delta = 1.0 / min_propensity, rho / 100.0
+    [(Q − 1)/(2√Q)·√(2/N)/(1 − t) + 2δ ln Q]/ln 2 (Var G by Bhatia & Davis); returns (δ, t, charge)."""
+    q, delta = 1.0 / min_propensity, rho / 1000.0
     big_l = math.log(1.0 / delta)
     a = 2.0 * q * big_l / 3.0
     t = (a + math.sqrt(a * a + 8.0 * rows * q * big_l)) / (2.0 * rows)
-    charge = (math.sqrt(2.0 * q / rows) / (1.0 - t) + 2.0 * delta * math.log(q)) / math.log(2.0) if t < 1.0 else math.inf
+    charge = ((q - 1.0) / (2.0 * math.sqrt(q)) * math.sqrt(2.0 / rows) / (1.0 - t) + 2.0 * delta * math.log(q)) / math.log(2.0) if t < 1.0 else math.inf
     return delta, t, charge
 
 
