@@ -16,7 +16,7 @@ from replify.plugins.registry import registry
 from replify.plugins.specs import LearnerSpec
 
 #: wrap()'s options the contextual conversion takes (n, horizon, rho and seed besides)
-CONTEXTUAL_OPTIONS = ("learner_params", "model", "cost_scale", "feature_bound")
+CONTEXTUAL_OPTIONS = ("learner_params", "model", "cost_scale", "feature_bound", "feed_rows")
 
 
 def contextual_target(learner: Any) -> tuple[Callable[..., Any], str] | None:
@@ -63,5 +63,5 @@ def build_contextual(target: tuple[Callable[..., Any], str], options: Mapping[st
     return ReplicableContextual(
         factory, n=options["n"], horizon=options["horizon"], rho=options["rho"], seed=options["seed"],
         model=options.get("model"), cost_scale=options.get("cost_scale"), feature_bound=options.get("feature_bound"),
-        learner_params=options.get("learner_params"), name=name,
+        learner_params=options.get("learner_params"), name=name, feed_rows=options.get("feed_rows"),
     )

@@ -297,6 +297,7 @@ def wrap(
     model: Literal["shared", "disjoint"] | None = None,
     cost_scale: float | None = None,
     feature_bound: float | None = None,
+    feed_rows: int | None = None,
 ) -> Any:
     """Make any online learner adversarially ρ-replicable with the paper's general framework
     (Alg. ``general-framework`` for ``norm="l1"``, ``general-framework-ell-infty`` for
@@ -348,20 +349,22 @@ def wrap(
     A **contextual** learner (``problem = "contextual"``: a registered one, a class declaring it, or
     any factory with ``problem="contextual"``) gets the general contextual conversion (ours), with or
     without ``feedback="bandit"``: a :class:`~replify.components.contextual_conversion.ReplicableContextual`
-    that explores on a shared round robin and commits, phase by phase, to the greedy policy of its own
-    ridge fit of the learner's linear ``model`` (``"shared"`` or ``"disjoint"``; the learner's
-    ``model`` attribute by default) rounded on a grid from R — certified iid ρ-replicable for
+    that explores on a shared round robin and, phase by phase, fits the learner's linear ``model``
+    (``"shared"`` or ``"disjoint"``; the learner's ``model`` attribute by default) by ridge, rounds it
+    on a grid from R and feeds the rounded estimate to the learner, which decides every committed step
+    — certified iid ρ-replicable, for any learner deterministic given its rng and what it is fed, for
     features of norm at most ``feature_bound`` (1) and costs with E[c² | context] ≤ ``cost_scale``²
     (1), the derivation in that module's docstring (docs/contextual.md, "Your own contextual learner
     made replicable"). It takes ``n``, ``horizon``, ``rho``, ``seed``, ``learner_params``, ``model``,
-    ``cost_scale`` and ``feature_bound``; the other options belong to the experts and bandit forms.
+    ``cost_scale``, ``feature_bound`` and ``feed_rows`` (the pseudo-rows fed to the learner at each
+    decision); the other options belong to the experts and bandit forms.
     """
     options = {
         k: v
         for k, v in dict(
             n=n, horizon=horizon, rho=rho, seed=seed, norm=norm, block_size=block_size,
             eps=eps, problem=problem, learner_params=learner_params, blocks=blocks, explore=explore, model=model,
-            cost_scale=cost_scale, feature_bound=feature_bound,
+            cost_scale=cost_scale, feature_bound=feature_bound, feed_rows=feed_rows,
         ).items()
         if v is not None
     }
@@ -403,7 +406,7 @@ def wrap(
         built = build_contextual(target, options)
         built.factory = ReplicableFactory(learner, {k: v for k, v in options.items() if k != "seed"})
         return built
-    only = [f"{k}={options[k]!r}" for k in ("model", "cost_scale", "feature_bound") if k in options]
+    only = [f"{k}={options[k]!r}" for k in ("model", "cost_scale", "feature_bound", "feed_rows") if k in options]
     if only:
         raise InvalidArgumentError(f"{', '.join(only)} {'applies' if len(only) == 1 else 'apply'} to contextual "
                                    "learners (problem = 'contextual'), which the contextual conversion wraps")

@@ -2,21 +2,44 @@
 returns a :class:`ReplicableContextual`, iid ρ-replicable with a certificate (docs/contextual.md,
 "A contextual learner's model made replicable").
 
-**What it does.** The wrapper explores on a schedule both runs share and commits, phase by phase,
-to the greedy policy of an estimate of the learner's *model*, rounded on a random grid drawn from
-R (:mod:`replify.components.rounded_ridge`: the schedule, the estimate and the rounding). The model
-is linear in the features — ``"shared"`` (one θ over the arms' features, as a textbook LinUCB) or
-``"disjoint"`` (one θ per arm, as Li et al.'s disjoint LinUCB) — taken from the learner's ``model``
-attribute where it names one, else from ``wrap(..., model=)``, else shared. The estimate is the
-wrapper's own ridge fit of that model on the explored samples: no learner's estimator can be
-certified without a statement of its stability (a learner could return any function of its data),
-so the wrapper certifies the one it computes, and the learner supplies the model. Exploration is a
-round robin over the arms from the start of each exploring stretch: on fixed features a stretch is
-one round robin, which the engine's block-sum path plays without a per-step draw
-(:meth:`ReplicableContextual.next_cycle`), and on contexts of finite support (a bootstrapped data
-set) a stretch is a round robin or a policy on the support's rows, which the engine's
-finite-support path draws as multinomial counts (:meth:`~replify.components.rounded_ridge.RoundedRidgeLearner.next_stretch`): so
-horizons of 10⁸–10¹⁰ take seconds.
+**What it does.** The wrapper explores on a schedule both runs share and, phase by phase, lets
+the user's learner decide every committed step on what it was fed. At each phase boundary it fits
+an estimate of the learner's *model* on the explored samples and rounds it on a random grid drawn
+from R (:mod:`replify.components.rounded_ridge`: the schedule, the estimate and the rounding). The
+model is linear in the features — ``"shared"`` (one θ over the arms' features, as a textbook
+LinUCB) or ``"disjoint"`` (one θ per arm, as Li et al.'s disjoint LinUCB) — taken from the
+learner's ``model`` attribute where it names one, else from ``wrap(..., model=)``, else shared. The
+estimate is the wrapper's own ridge fit: no learner's estimator can be certified without a
+statement of its stability (a learner could return any function of its data), so the wrapper
+certifies what it *feeds* the learner, and the learner decides. Exploration is a round robin over
+the arms from the start of each exploring stretch: on fixed features a stretch is one round robin,
+which the engine's block-sum path plays without a per-step draw (:meth:`ReplicableContextual.next_cycle`),
+and on contexts of finite support (a bootstrapped data set) a stretch is a round robin or the
+learner's arm on each of the support's rows, which the engine's finite-support path draws as
+multinomial counts (:meth:`ReplicableContextual.next_stretch`): so horizons of 10⁸–10¹⁰ take
+seconds.
+
+**The learner decides** (:class:`FedLearner`). At decision k the learner is built afresh from its
+factory with an ``rng`` drawn from R, and fed ``rows`` pseudo-rows (``FEED_PER_DIM`` = 1 024 per
+dimension of the estimate, at most ``FEED_MAX`` = 16 384 and at most the N_k explored samples the
+estimate read; ``wrap(..., feed_rows=)`` sets it): contexts drawn from R, every arm's
+features uniform on the sphere of radius L, and as each arm's cost the rounded estimate's
+prediction ⟨x_a, θ̃_k⟩ (⟨x_a, θ̃_{k,a}⟩ for the disjoint model), without noise. It plays them as
+it plays any step — ``act`` on the context, ``update`` with the arm it chose — so a linear learner
+learns θ̃_k in its own way (optimism, sampling, greed; its confidence is that of ``rows``
+noiseless rows), and any other learner learns whatever it learns from them. It is then frozen:
+each committed step asks it (on a copy where its ``act`` moves its state), with that step's own
+``rng`` from R where its ``act`` draws, so nothing it sees on committed steps moves what it plays.
+After the feed it is asked once, without an answer, on one more context from R (so that what its
+``act`` computes once and keeps, a cached solve, is computed alike in both runs). The feed is a
+function of θ̃_k and R alone. Hence, for **any learner deterministic given its rng
+and what it is fed**, two runs whose rounded estimates agree feed it alike, and its committed
+policy — the map from a step's context to an arm, step by step — is the same in both. Checked at
+the first decision: a twin built from the same seed and fed the same rows must play alike, and the
+learner must not touch numpy's or Python's global generators (both refused, naming the learner).
+What it costs: the feed (a few act/update calls per row, ``rows`` per decision), and a learner
+whose ``act`` draws from its rng plays one step at a time on the fast paths (a stretch of one
+step), as the per-step path does.
 
 **The certificate.** Assume (i) the contexts and costs are iid over time: each step's (n, d)
 context and its costs drawn from one law, independently of the other steps; (ii) every feature
@@ -40,8 +63,13 @@ so two runs' estimates, independent given R, have E‖θ̂ − θ̂'‖₂ ≤ �
 at most |θ̂_i − θ̂'_i|/w; over the p = d (shared) or n·d (disjoint) coordinates and by Cauchy–Schwarz
 P(θ̃_k ≠ θ̃'_k) ≤ √p·β/(w_k·√N_k). With w_k = √p·β·D/(ρ·√N_k) each of the D decisions costs ρ/D:
 **ρ ≤ Σ_k ρ/D = ρ** (``params.rho_bound``). The runs part only where some θ̃_k differ: the exploring
-arms are shared, and equal rounded estimates give the same arm on the same context. On contexts
-that change, the two runs' policies (θ̃) are what is compared; on fixed features, their arms.
+arms are shared, and equal rounded estimates feed the learner alike ("The learner decides"), so it
+plays the same arm on the same context. On contexts that change, the two runs' policies (what the
+learner was fed, θ̃) are what is compared; on fixed features, their arms. The bound holds for every
+learner deterministic given R and its feed, whatever it does with the feed: a learner built to
+amplify the smallest difference in it parts exactly where the feeds do
+(``tests/algorithms/test_contextual_wrap.py``), at most P(some θ̃_k differ) — 0.0433 in law on the
+attack below, bound ÷ worst 2.31.
 
 What is ours and what is the literature's: rounding on a randomly shifted grid is the mechanism
 of replicable learning (Impagliazzo, Lei, Pitassi & Sorrell, STOC 2022) and of the paper's §5
@@ -54,19 +82,24 @@ declared scale, the estimate's largest variance) and bound ÷ measured are in
 ``tests/algorithms/test_contextual_wrap.py`` and docs/contextual.md.
 
 **Regret** (not certified): phase 0 (a quarter of T with the default K = 3) and a share f of every
-later phase explore; the committed steps cost what the rounded ridge estimate's greedy policy
-loses (its shrinkage towards 0 by λ₀ is part of the price).
+later phase explore; the committed steps cost what the learner's policy on the rounded ridge
+estimate loses (a LinUCB's optimism on the feed's confidence, the estimate's shrinkage towards 0 by
+λ₀; an always-arm-0 learner pays arm 0's regret).
 """
 
 from __future__ import annotations
 
+import copy
+import numbers
+import pickle
+import random
 from typing import Any, Callable, Mapping
 
 import numpy as np
 
 from replify.base.checks import check_int
 from replify.base.protocol import check_learner
-from replify.base.randomness import Seed, Streams, seed_sequence
+from replify.base.randomness import Seed, Streams, child, seed_sequence
 from replify.components.contextual import check_contexts, is_contextual
 from replify.components.rounded_ridge import RidgeParams, RoundedRidgeLanes, RoundedRidgeLearner, ridge_parameters
 from replify.errors import InvalidArgumentError, LearnerProtocolError
@@ -96,20 +129,156 @@ def model_of(learner: Any, model: str | None) -> str:
     return own if isinstance(own, str) and own in MODELS else "shared"
 
 
+#: Spawn keys, under the wrapper's seed, of the streams of the learner it runs (module docstring,
+#: "The learner decides"): a decision's learner's own ``rng``, the feed's design, a committed step's
+#: ``rng`` (for a learner that draws at every act), and the twin that checks the learner's determinism.
+FEED_KEY, DESIGN_KEY, STEP_KEY = 0x6665, 0x6473, 0x7374
+
+#: Pseudo-rows fed per estimate dimension (the learner sees ``FEED_PER_DIM * p`` rows, at most
+#: ``FEED_MAX`` and never more than the explored samples the estimate read): noiseless rows on the sphere of radius L, so a linear learner's estimate is the
+#: rounded one up to its own regulariser, and its confidence width about L·(p/rows)^½ = L/32.
+FEED_PER_DIM, FEED_MAX = 1024, 16_384
+
+
+class FedLearner:
+    """The user's learner as the conversion runs it (module docstring, "The learner decides"): at
+    each decision rebuilt from its factory with an ``rng`` from R, fed pseudo-rows that carry the
+    rounded estimate, then frozen — a committed step asks a copy (with that step's ``rng`` from R
+    where its ``act`` draws), so nothing it sees on committed steps moves what it plays."""
+
+    def __init__(self, factory: Callable[..., Any], *, n: int, horizon: int, seed: np.random.SeedSequence,
+                 params: Mapping[str, Any], name: str, feature_bound: float, rows: int | None) -> None:
+        self.factory, self.n, self.horizon, self.seed = factory, n, horizon, seed
+        self.params, self.name, self.feature_bound, self.rows = dict(params), name, feature_bound, rows
+        self.learner: Any = None
+        self.phase = -1
+        self._rng: np.random.Generator | None = None
+        self._draws: bool | None = None
+        self._moves = True
+
+    def _build(self, key: tuple[int, ...]) -> tuple[Any, np.random.Generator]:
+        rng = np.random.default_rng(child(self.seed, *key))
+        return self.factory(n=self.n, horizon=self.horizon, rng=rng, **self.params), rng
+
+    def feed(self, phase: int, rounded: np.ndarray, model: str, d: int, samples: int) -> None:
+        """Build the learner for decision ``phase`` and feed it the pseudo-rows of ``rounded``
+        ((blocks, d): θ̃ for the shared model, one per arm for the disjoint), estimated from
+        ``samples`` explored steps: never more rows than those."""
+        dim = rounded.size
+        rows = self.rows if self.rows is not None else min(FEED_MAX, FEED_PER_DIM * dim, samples)
+        rows = max(1, min(self.horizon, rows))
+        design = np.random.default_rng(child(self.seed, DESIGN_KEY, phase))
+        z = design.normal(size=(rows + 1, self.n, d))  # the last row: the frozen learner's first act, below
+        z *= self.feature_bound / np.maximum(np.linalg.norm(z, axis=2, keepdims=True), 1e-300)
+        costs = (z @ rounded[0]) if model == "shared" else np.einsum("jnd,nd->jn", z, rounded)  # (rows, n)
+        state = (np.random.get_state(), random.getstate())
+        z, warm = z[:rows], z[rows]
+        costs = costs[:rows]
+        learner, self._rng = self._build((FEED_KEY, phase))
+        played = self._play(learner, z, costs)
+        now = (np.random.get_state(), random.getstate())
+        if not (now[1] == state[1] and all(np.array_equal(a, b) for a, b in zip(now[0], state[0]))):
+            raise LearnerProtocolError(
+                f"{self.name!r} drew from numpy's or Python's global random generator while it was fed: two runs that "
+                "share R would not play alike; draw every random number from the rng you are given")
+        if self.phase < 0:  # the first decision: a twin from the same seed, fed alike, must play alike
+            twin, _ = self._build((FEED_KEY, phase))
+            head = min(rows, 32)
+            if not np.array_equal(self._play(twin, z[:head], costs[:head]), played[:head]):
+                raise LearnerProtocolError(
+                    f"{self.name!r} played differently on two copies built from one seed and fed the same rows: the "
+                    "contextual conversion certifies learners that are deterministic given their rng and what they "
+                    "are fed (draw every random number from the rng you are given)")
+        # one act on a context both runs share, unanswered: whatever act computes once and keeps (a
+        # solve it caches) is done here, on the frozen learner, the same in both runs
+        self._checked(learner.act(warm), "fed")
+        self.learner, self.phase, self._draws = learner, phase, None
+
+    def _play(self, learner: Any, z: np.ndarray, costs: np.ndarray) -> np.ndarray:
+        arms = np.empty(z.shape[0], dtype=np.int64)
+        for j in range(z.shape[0]):  # a loop over the feed's rows: the user's learner takes one at a time
+            a = self._checked(learner.act(z[j]), "fed")
+            learner.update(a, float(costs[j, a]))
+            arms[j] = a
+        return arms
+
+    def _checked(self, arm: Any, when: str) -> int:
+        if isinstance(arm, (bool, np.bool_)) or not isinstance(arm, numbers.Integral) or not 0 <= arm < self.n:
+            raise LearnerProtocolError(f"{self.name!r}.act() returned {arm!r} while {when}; expected an arm in "
+                                       f"[0, {self.n})")
+        return int(arm)
+
+    @property
+    def draws(self) -> bool:
+        """Whether the frozen learner's ``act`` draws from its ``rng`` (then every committed step
+        gets its own ``rng`` from R); known after the first committed step."""
+        return bool(self._draws)
+
+    def probe(self, context: np.ndarray) -> None:
+        """Find out, on a copy, whether ``act`` draws from the rng and whether it moves the state."""
+        probe_rng = np.random.default_rng(child(self.seed, STEP_KEY, self.phase, 2**62))
+        start = probe_rng.bit_generator.state
+        twin = copy.deepcopy(self.learner, {id(self._rng): probe_rng})
+        try:
+            before = pickle.dumps(twin)
+        except Exception:  # noqa: BLE001  (a learner that does not pickle: asked on a copy at every step)
+            before = None
+        twin.act(context)
+        self._draws = probe_rng.bit_generator.state != start
+        try:
+            self._moves = before is None or pickle.dumps(twin) != before
+        except Exception:  # noqa: BLE001
+            self._moves = True
+
+    def arm(self, context: np.ndarray, step: int) -> int:
+        """The frozen learner's arm on ``context`` at committed step ``step`` (1-based)."""
+        if self._draws is None:
+            self.probe(context)
+        if self._draws:
+            memo = {id(self._rng): np.random.default_rng(child(self.seed, STEP_KEY, self.phase, step))}
+            learner = copy.deepcopy(self.learner, memo)
+        else:
+            learner = copy.deepcopy(self.learner) if self._moves else self.learner
+        return self._checked(learner.act(context), f"playing step {step}")
+
+
 class ConversionLanes(RoundedRidgeLanes):
-    """The conversion's lanes: the rounded-ridge mechanism, round-robin exploration."""
+    """The conversion's lanes: the rounded-ridge mechanism, round-robin exploration, and the
+    committed steps decided by the user's learner (``decide``), fed at every decision
+    (``decided``). One lane: the user's learner is not batched."""
 
     label = "replify.wrap (contextual)"
+    decide: Callable[[np.ndarray], int] | None = None
+    decided: Callable[[], None] | None = None
+
+    @classmethod
+    def stack(cls, parts: Any) -> None:
+        return None
+
+    def _choose(self) -> np.ndarray:
+        if self._exploring() or self.decide is None:
+            return super()._choose()
+        self.check_features(self._x, self.t + 1)
+        return np.array([self.decide(self._x[0])], dtype=np.int64)
+
+    def _decide(self) -> None:
+        super()._decide()
+        if self.decided is not None:
+            self.decided()
 
 
 class ReplicableContextual(RoundedRidgeLearner):
     """A contextual learner made iid ρ-replicable by the general contextual conversion (module
     docstring). Build it with :func:`replify.wrap`; ``internal`` is the user's learner, built once
-    (with R's ``internal`` stream) for its model, ``params`` the schedule and the certificate."""
+    (with R's ``internal`` stream) for its model, ``fed`` the learner that decides the committed
+    steps (:class:`FedLearner`), ``params`` the schedule and the certificate; ``feed_rows`` the
+    pseudo-rows fed at each decision (module docstring; by default 1 024 per dimension, at most
+    16 384)."""
 
     def __init__(self, factory: Callable[..., Any], *, n: int, horizon: int, rho: float, seed: Seed,
                  model: str | None = None, cost_scale: float | None = None, feature_bound: float | None = None,
-                 learner_params: Mapping[str, Any] | None = None, name: str | None = None) -> None:
+                 learner_params: Mapping[str, Any] | None = None, name: str | None = None,
+                 feed_rows: int | None = None) -> None:
         n, horizon = check_int("n", n, minimum=2), check_int("horizon", horizon, minimum=1)
         self.name = name or getattr(factory, "__qualname__", None) or type(factory).__name__
         self.seed = seed_sequence(seed)
@@ -128,8 +297,17 @@ class ReplicableContextual(RoundedRidgeLearner):
         self.params = conversion_parameters(horizon=horizon, n=n, rho=rho, cost_scale=cost_scale,
                                             feature_bound=feature_bound)
         self.rho = self.params.rho
-        self._start(ConversionLanes(n=n, horizon=horizon, rngs=[streams.grid], params=self.params, model=self.model,
-                                    exploration="round-robin"), n=n, horizon=horizon)
+        if feed_rows is not None:
+            feed_rows = check_int("feed_rows", feed_rows, minimum=1)
+        self.fed = FedLearner(factory, n=n, horizon=horizon, seed=child(self.seed, FEED_KEY),
+                              params=learner_params or {}, name=self.name, feature_bound=self.params.feature_bound,
+                              rows=feed_rows)
+        lane = ConversionLanes(n=n, horizon=horizon, rngs=[streams.grid], params=self.params, model=self.model,
+                               exploration="round-robin")
+        lane.decide = lambda x: self.fed.arm(x, lane.t + 1)
+        lane.decided = lambda: self.fed.feed(lane._phase, lane.rounded[0], self.model, lane.d,
+                                             int(self.params.samples[lane._phase - 1]))
+        self._start(lane, n=n, horizon=horizon)
         self._cycle: tuple[np.ndarray, int] | None = None
 
     def __repr__(self) -> str:
@@ -157,10 +335,24 @@ class ReplicableContextual(RoundedRidgeLearner):
         boundary = int(lane._starts[lane._phase + 1])
         if lane._exploring():
             arms, length = np.roll(np.arange(self.n), -lane.explored_arm()), lane._explore_until - lane.t
-        else:
-            arms, length = np.argmin(lane.scores(x[None]), axis=1), boundary - lane.t
+        else:  # the learner decides: one arm for the stretch, or one step at a time where its act draws
+            arms = np.array([self.fed.arm(x, lane.t + 1)])
+            length = 1 if self.fed.draws else boundary - lane.t
         self._cycle = (arms, int(length))
         return arms.copy(), int(length)
+
+    def next_stretch(self, contexts: Any) -> tuple[str, Any, int]:
+        """As :meth:`RoundedRidgeLearner.next_stretch`, with the committed stretch's arm on each of the
+        support's rows asked of the learner (tabulated once per stretch; a stretch of one step where
+        its act draws from R)."""
+        kind, arms, length = super().next_stretch(contexts)
+        if kind != "policy":
+            return kind, arms, length
+        lane, x = self._lane, self._support
+        arms = np.array([self.fed.arm(row, lane.t + 1) for row in x], dtype=np.int64)  # a loop over the support's rows
+        if self.fed.draws:
+            self._stretch = 1
+        return "policy", arms, self._stretch
 
     def observe_sums(self, sums: Any, pulls: Any) -> None:
         """Each arm's cost sum and pull count over the last :meth:`next_cycle`."""
