@@ -6,13 +6,13 @@ adversaries by name (:func:`make`, :func:`make_adversary`), and measure replicab
 regret over paired runs (:func:`evaluate`).
 
 The top level is the public API: this module's names, and ``errors`` (every exception and
-warning), ``wrapper`` (:func:`wrap`; beside it ``internal_learner``, how its experts and bandit
-conversions build their internal learner, and ``contextual_wrap``, how it wraps a contextual learner), ``anytime`` (:func:`anytime`), ``datasets`` (real cost
+warning), ``wrapper`` (:func:`wrap`, which resolves the learner once and hands it to the registered
+conversion that serves it), ``anytime`` (:func:`anytime`), ``datasets`` (real cost
 matrices), ``testing`` (conformance checks for plugins and :func:`assert_replicable`), ``plots``
 and ``cli``. The layers under it, each folder's ``__init__`` saying what lives there and what it
 may import: ``base`` (the ground floor: checks, random streams, files, progress, references) →
 ``guarantees`` (certificates, theory) → ``components`` → ``plugins`` (specs, registry, factory) →
-``sources`` (what a user hands replify as a learner or an adversary) → ``engine`` → ``evaluation``
+``conversions`` (what ``wrap`` builds: the experts, bandit and contextual conversions) → ``sources`` (what a user hands replify as a learner or an adversary) → ``engine`` → ``evaluation``
 → ``experiments`` and, beside it, ``offpolicy`` (logged bandit data: off-policy estimates). Module paths that moved keep working, with a DeprecationWarning naming the new
 place (``replify._moved``).
 """
@@ -30,11 +30,12 @@ from replify.experiments.stress import StressResult, stress
 from replify.experiments.sweeps import SweepResult, sweep
 from replify.guarantees.theory import FrameworkParams, certified_eps
 from replify.plugins.factory import make, make_adversary
-from replify.plugins.registry import Registry, adversaries, check_pending, hookimpl, hookspec, learners, registry
-from replify.plugins.specs import AdversarySpec, DistributionSequence, Learner, LearnerSpec
+from replify.plugins.registry import (Registry, adversaries, check_pending, conversions, hookimpl, hookspec, learners,
+                                      registry)
+from replify.plugins.specs import AdversarySpec, ConversionSpec, DistributionSequence, Learner, LearnerSpec
 from replify.base.randomness import Streams
-from replify.components.contextual_conversion import ReplicableContextual
-from replify.wrapper import ReplicableBandit, ReplicableFactory, ReplicableLearner, wrap
+from replify.conversions import ReplicableBandit, ReplicableContextual, ReplicableLearner
+from replify.wrapper import ReplicableFactory, wrap
 
 # modules and names that moved keep their old import paths, with a DeprecationWarning (replify._moved)
 _moved.install()
@@ -43,6 +44,7 @@ __all__ = [
     "__version__",
     "actions",
     "AdversarySpec",
+    "ConversionSpec",
     "DistributionSequence",
     "FrameworkParams",
     "Learner",
@@ -62,6 +64,7 @@ __all__ = [
     "calibrate",
     "certified_eps",
     "check_pending",
+    "conversions",
     "errors",
     "evaluate",
     "hookimpl",

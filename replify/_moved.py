@@ -46,6 +46,10 @@ MODULES: dict[str, str] = {
     "replify.factory": "replify.plugins.factory",
     "replify.specs": "replify.plugins.specs",
     "replify.framework": "replify.wrapper",
+    # the conversions, one room
+    "replify.internal_learner": "replify.conversions.internal",
+    "replify.contextual_wrap": "replify.conversions.resolve",
+    "replify.components.contextual_conversion": "replify.conversions.contextual",
     # the ground floor, grouped under replify.base
     "replify.checks": "replify.base.checks",
     "replify.randomness": "replify.base.randomness",

@@ -33,7 +33,7 @@ import attrs
 import numpy as np
 
 from replify.components.actions import ActionSet
-from replify.components.contextual_conversion import ReplicableContextual
+from replify.conversions.contextual import ReplicableContextual
 from replify.errors import ArgumentTypeError, InvalidArgumentError, LearnerProtocolError, UnknownNameError
 from replify.plugins.factory import check_accepts, make, rho_optional, signature, takes_rng
 from replify.plugins.registry import registry

@@ -1,11 +1,12 @@
-"""The paper's general replicable conversion (§5) as a wrapper around any online learner.
+"""``replify.wrap``: any online learner made replicable by the conversion that serves it.
 
-Alg. ``general-framework`` (ℓ1) and Alg. ``general-framework-ell-infty`` (ℓ∞): play the
-internal learner's first action for block 1; at each transition t = kB+1 (k ≥ 1) draw two
-fresh offsets, round c_{1:t-1} to the grid point g inside ``c_{1:t-1} + [0,1/ε)^n`` and
-c_{1:t-1-B} to the grid point g' inside ``c_{1:t-1-B} + [0,1/ε)^n`` (for k = 1 that cube sits
-at the origin), feed ``(g − g')/(B + 2n/ε)`` (ℓ1) or ``(g − g')/(B + 2/ε)`` (ℓ∞) to the internal
-learner and play its action for the next B steps (docs/algorithms.md).
+:func:`wrap` resolves the learner once (:func:`replify.conversions.resolve`: its factory, problem
+and feedback), picks the registered conversion (:class:`~replify.ConversionSpec`) that serves it —
+the paper's §5 conversion for experts and online linear optimisation (``"experts"``, ℓ1 and ℓ∞),
+bandit feedback (``"bandit"``, ours), contextual learners (``"contextual"``, ours), or a third
+party's, named with ``conversion=`` — checks the options against that conversion's options class
+and hands both to its ``build``. The decorator form returns a :class:`ReplicableFactory`, which
+builds the same way once given the rest (``n``, ``seed``).
 """
 
 from __future__ import annotations
@@ -14,211 +15,49 @@ import functools
 import sys
 from typing import Any, Callable, Literal, Mapping
 
-import attrs
 import numpy as np
 
-from replify.base.checks import CostDomain, check_action, check_factory, check_int, check_rho, public
+from replify.base.checks import check_int, public
+from replify.conversions.bandit import ReplicableBandit
+from replify.conversions.contextual import ReplicableContextual
+from replify.conversions.experts import ReplicableLearner
+from replify.conversions.internal import refuse_bandit
+from replify.conversions.resolve import Resolved, resolve
 from replify.errors import InvalidArgumentError
-from replify.guarantees.theory import BanditConversionParams, FrameworkParams, bandit_conversion_params, certified_eps, framework_params
-from replify.components.exploring import ExploringBandit
-from replify.components.blocks import BlockLearner
-from replify.components.grid import grid_point
 from replify.plugins.registry import registry
-from replify.plugins.specs import LearnerSpec
-from replify.base.randomness import Seed, Streams, seed_sequence
-from replify.base.references import is_reference, load_reference
-from replify.components.contextual_conversion import ReplicableContextual
-from replify.contextual_wrap import build_contextual, check_contextual_options, contextual_target
-from replify.internal_learner import build_internal, declared_feedback, input_map, internal_regret_bound, refuse_bandit
+from replify.plugins.specs import ConversionSpec, LearnerSpec
 
+__all__ = ["ReplicableBandit", "ReplicableContextual", "ReplicableFactory", "ReplicableLearner", "wrap"]
 
-class ReplicableLearner(BlockLearner):
-    """An adversarially ρ-replicable learner built from an internal learner by the general
-    framework (Alg. ``general-framework`` / ``general-framework-ell-infty``).
-
-    Build it with :func:`wrap`. It accepts cost vectors with entries in [-1, 1] (and, for
-    ``norm="l1"``, ℓ1 norm at most 1). The internal learner is built with horizon
-    ``ceil(T/B)`` (it sees one vector per block) and is called only at transitions.
-    """
-
-    def __init__(
-        self,
-        spec: LearnerSpec,
-        *,
-        n: int,
-        horizon: int,
-        rho: float,
-        seed: Seed,
-        norm: Literal["linf", "l1"],
-        block_size: int | None = None,
-        eps: float | None = None,
-        rounding: bool = True,
-        learner_params: Mapping[str, Any] | None = None,
-    ) -> None:
-        self.spec = spec
-        self.seed = seed_sequence(seed)
-        n, horizon = check_int("n", n, minimum=2), check_int("horizon", horizon, minimum=1)
-        rho = check_rho(rho)
-        refuse_bandit(spec, declared_feedback(spec.factory, spec.feedback))  # before any warning on B or eps
-        self._affine = input_map(spec, norm)
-        #: what :attr:`factory` rebuilds this learner from (set by :func:`wrap`)
-        self._source: tuple[Any, dict[str, Any]] = (spec, {})
-        params = framework_params(
-            horizon=horizon, n=n, rho=rho, norm=norm, block_size=block_size, eps=eps, rounding=rounding,
-        )
-        super().__init__(
-            n=n, horizon=horizon, block_size=params.block_size,
-            domain=CostDomain(low=-1.0, high=1.0, l1=norm == "l1"),
-        )
-        streams = Streams(self.seed)
-        self._grid_rng = streams.grid
-        self.internal = build_internal(
-            spec, n=n, horizon=params.n_blocks, rng=streams.internal, rho=rho, learner_params=learner_params or {}
-        )
-        # Actions as the internal learner plays them (FLLB over the simplex plays expert indices).
-        self.problem = getattr(self.internal, "problem", spec.problem)
-        internal_regret, note = internal_regret_bound(
-            spec, self.internal, n=n, blocks=params.n_blocks, learner_params=learner_params or {}
-        )
-        # Regret on x ∈ [-1,1]^n is twice the regret on (x+1)/2 for experts (a·1 = 1 on the simplex).
-        scale = 2.0 if self._affine else 1.0
-        self.params: FrameworkParams = attrs.evolve(
-            params, regret_bound=None if internal_regret is None else params.normaliser * scale * internal_regret,
-            regret_bound_note=note,
-        )
-        self._anchor = np.zeros(self.n)  # c_{1:t-1-B}: the cumulative cost at the last transition
-        self._action = self._check(self.internal.act(), 1)
-
-    @property
-    def eps(self) -> float:
-        return self.params.eps
-
-    @property
-    def factory(self) -> ReplicableFactory:
-        """The decorator form of this learner: a :class:`ReplicableFactory` with the options it was
-        wrapped with, less its seed — what :func:`replify.evaluate` and the other entry points use
-        to build one copy of it per run (the learner itself may also be passed: they use this)."""
-        target, options = self._source
-        return ReplicableFactory(target, {k: v for k, v in options.items() if k != "seed"})
-
-    def __repr__(self) -> str:
-        p = self.params
-        return (
-            f"ReplicableLearner({self.spec.name!r}, n={self.n}, horizon={self.horizon}, rho={p.rho}, "
-            f"norm={p.norm!r}, block_size={p.block_size}, eps={p.eps:.6g})"
-        )
-
-    @property
-    def action_source(self) -> str:
-        return f"internal learner {self.spec.name!r}"
-
-    def _decide(self, cums: np.ndarray, steps: np.ndarray) -> Any:
-        """Round every transition's cumulative costs at once (two fresh offsets each), then
-        feed the internal learner one vector per transition, in order."""
-        fed = self._fed(cums, np.vstack([self._anchor[None, :], cums[:-1]]))
-        self._anchor = cums[-1].copy()
-        actions = []
-        for x, s in zip(fed, steps.tolist()):  # the internal learner is sequential: once per block
-            self.internal.update(x)
-            actions.append(self._check(self.internal.act(), s + 1))
-        return actions
-
-    def _fed(self, cum: np.ndarray, anchor: np.ndarray) -> np.ndarray:
-        """The vectors fed to the internal learner at k transitions: rows of ``cum`` are
-        c_{1:t-1}, rows of ``anchor`` c_{1:t-1-B}."""
-        u = self._grid_rng.random((cum.shape[0], 2, self.n))
-        if self.params.rounding:
-            diff = grid_point(cum, u[:, 0], self.eps) - grid_point(anchor, u[:, 1], self.eps)
-        else:  # the documented test switch: the exact block sums, same normalisation
-            diff = cum - anchor
-        x = diff / self.params.normaliser
-        return (x + 1.0) / 2.0 if self._affine else x
-class ReplicableBandit(ExploringBandit):
-    """The general conversion under bandit feedback (ours; ``replify.wrap(learner, feedback="bandit")``),
-    around any full-information internal learner: blocks of B steps; in each of the first K − 1, a
-    stretch of n·m steps at an offset drawn from R explores every arm m times (the same steps in
-    both runs), and the other steps play the internal learner's action. At the end of block k the
-    cumulative block-mean estimates Ĉ_k (each arm's explored sum over m) and Ĉ_{k−1} are rounded on
-    two fresh grids of spacing 1/ε (paper §5, Alg. ``general-framework-ell-infty``) and the internal
-    learner is fed ``(g − g′)/(1 + 2/ε)`` — mapped to [0, 1] when it expects that — before it picks
-    the next block's action.
-
-    Certified against any oblivious adversary: the runs part only if some pair of grid points
-    differs, with probability at most ε·E‖Ĉ_k − Ĉ′_k‖₁ each, and Ĉ_k − Ĉ′_k sums k·m shared steps'
-    independent cost differences per arm (:func:`replify.guarantees.theory.bandit_drift`). Regret at
-    most n·m·(K − 1) + B + B·(1 + 2/ε)·Regret_{K−1}(internal) (twice that with the map), the explored
-    means being unbiased block averages (docs/certificates.md, "The general conversion under bandit
-    feedback")."""
-
-    problem = "experts"
-
-    def __init__(self, spec: LearnerSpec, *, n: int, horizon: int, rho: float, seed: Seed, blocks: int | None = None,
-                 explore: int | None = None, eps: float | None = None,
-                 learner_params: Mapping[str, Any] | None = None) -> None:
-        super().__init__(n=n, horizon=horizon)
-        self.spec = spec
-        self.seed = seed_sequence(seed)
-        refuse_bandit(spec, declared_feedback(spec.factory, spec.feedback))
-        self._affine = input_map(spec, "linf")
-        self._source: tuple[Any, dict[str, Any]] = (spec, {})
-        params = bandit_conversion_params(horizon=self.horizon, n=self.n, rho=rho, blocks=blocks, explore=explore, eps=eps)
-        streams = Streams(self.seed)
-        self.internal = build_internal(spec, n=self.n, horizon=max(1, params.decisions), rng=streams.internal, rho=rho,
-                                       learner_params=learner_params or {})
-        internal_regret, note = internal_regret_bound(spec, self.internal, n=self.n, blocks=max(1, params.decisions),
-                                                      learner_params=learner_params or {})
-        scale = 2.0 if self._affine else 1.0
-        regret = None if internal_regret is None else min(float(self.horizon), self.n * params.explore * params.decisions
-                                                           + params.block_size * (1.0 + params.normaliser * scale * internal_regret))
-        self.params: BanditConversionParams = attrs.evolve(params, regret_bound=regret, regret_bound_note=note)
-        self.rho = params.rho
-        self._anchor = np.zeros(self.n)  # Ĉ_{k−1}
-        first = check_action(self.internal.act(), n=self.n, problem="experts", step=1, source="internal learner act()")
-        self._start(rng=streams.grid, block_size=params.block_size, decisions=params.decisions, explore=params.explore,
-                    window=None, first=int(first))
-
-    @property
-    def eps(self) -> float:
-        return self.params.eps
-
-    @property
-    def factory(self) -> ReplicableFactory:
-        """The decorator form of this learner (as :attr:`ReplicableLearner.factory`)."""
-        target, options = self._source
-        return ReplicableFactory(target, {k: v for k, v in options.items() if k != "seed"})
-
-    def __repr__(self) -> str:
-        p = self.params
-        return (f"ReplicableBandit({self.spec.name!r}, n={self.n}, horizon={self.horizon}, rho={p.rho}, "
-                f"blocks={p.blocks}, explore={p.explore}, eps={p.eps:.6g})")
-
-    def _commit(self, total: np.ndarray) -> int:
-        cum = total / self.explore  # Ĉ_k, in block-mean units
-        u = self._rng.random((2, self.n))  # two fresh offsets, from R
-        x = (grid_point(cum, u[0], self.eps) - grid_point(self._anchor, u[1], self.eps)) / self.params.normaliser
-        self._anchor = cum
-        self.internal.update((x + 1.0) / 2.0 if self._affine else x)
-        return check_action(self.internal.act(), n=self.n, problem="experts", step=self._t + 1,
-                            source="internal learner act()")
+#: what every conversion takes besides its own options, and what wrap itself reads
+COMMON = ("n", "horizon", "rho", "seed")
+CHOOSING = ("feedback", "conversion")
 
 
 class ReplicableFactory:
     """What the decorator form of :func:`wrap` returns: calling it with the remaining keyword
     arguments (typically ``n`` and ``seed``) builds a :class:`ReplicableLearner`."""
 
-    def __init__(self, learner: Any, options: dict[str, Any]) -> None:
+    def __init__(self, learner: Any, options: dict[str, Any], resolved: Resolved | None = None) -> None:
         functools.update_wrapper(self, learner, updated=())
         self.options = options
-        # a bandit learner is refused where it is decorated, as the function form refuses it at once; a
-        # contextual one goes to the contextual conversion, whose options are checked here too
-        if options.get("problem") == "contextual" or contextual_target(learner) is not None:
-            check_contextual_options(options, problem=options.get("problem"))
-            self.problem, self.feedback = "contextual", "bandit"  # what the learners it builds declare
+        # a learner given as an object is resolved here as well (unless wrap hands it over resolved), so
+        # that what its conversion refuses (a bandit learner under full information, an option of another
+        # conversion) is refused where it is decorated, as the function form refuses it at once; a
+        # registered name is looked up when built
+        if resolved is not None:
+            if resolved.problem == "contextual":
+                self.problem, self.feedback = "contextual", "bandit"
         elif not isinstance(learner, (str, LearnerSpec)):
-            refuse_bandit(resolve_spec(learner, norm=options.get("norm"), problem=options.get("problem")),
-                          declared_feedback(learner, "full"))
+            resolved = resolve(learner, norm=options.get("norm"), problem=options.get("problem"))
+            conversion = choose(resolved, options)
+            conversion_options(conversion, resolved, options)
+            if resolved.problem != "contextual":
+                refuse_bandit(resolved.spec, resolved.feedback)
+            else:
+                self.problem, self.feedback = "contextual", "bandit"  # what the learners it builds declare
 
-    def __call__(self, **kwargs: Any) -> ReplicableLearner | ReplicableBandit | ReplicableContextual:
+    def __call__(self, **kwargs: Any) -> Any:
         fixed = sorted(k for k, v in kwargs.items() if k in self.options and not _same(self.options[k], v))
         if fixed:
             raise InvalidArgumentError(
@@ -255,25 +94,53 @@ def _same(a: Any, b: Any) -> bool:
 
 
 def resolve_spec(learner: Any, *, norm: str | None, problem: str | None) -> LearnerSpec:
-    """The spec the framework wraps: a registered one (by name or as a spec), or one made for a
-    plain factory, which receives the normalised vectors as they are (entries in [-1, 1])."""
-    if isinstance(learner, str) and learner not in registry().learners() and is_reference(learner):
-        learner = load_reference(learner, argument="learner")  # "file.py:Name" / "module:Name": the object it names
-    if isinstance(learner, (LearnerSpec, str)):
-        spec = learner if isinstance(learner, LearnerSpec) else registry().learner(learner)
-        if problem is not None and problem != spec.problem:
-            raise InvalidArgumentError(
-                f"problem must match learner {spec.name!r}, which is registered for {spec.problem!r}; got {problem!r}"
-            )
+    """The spec the experts conversion wraps (:func:`replify.conversions.resolve`'s)."""
+    return resolve(learner, norm=norm, problem=problem).spec
+
+
+def choose(learner: Resolved, options: Mapping[str, Any]) -> ConversionSpec:
+    """The registered conversion that serves ``learner``: the one named ``conversion=``, else the
+    default one for its problem and the feedback asked (``feedback=``, ``"full"`` by default), else
+    the only one that serves them."""
+    table = registry().conversions()
+    feedback = options.get("feedback", "full")
+    if "conversion" in options:
+        spec = registry().conversion(options["conversion"])
+        if learner.problem not in spec.problems:
+            raise InvalidArgumentError(f"conversion={spec.name!r} serves {' and '.join(spec.problems)} learners; "
+                                       f"{learner.name!r} declares problem={learner.problem!r}")
         return spec
-    check_factory(learner, name="learner")
-    return LearnerSpec(
-        getattr(learner, "__qualname__", None) or type(learner).__name__,
-        learner,
-        problem or "experts",
-        norm=norm or "linf",
-        cost_range=(-1.0, 1.0),
-    )
+    serving = [c for c in table.values() if learner.problem in c.problems and feedback in c.feedback]
+    chosen = [c for c in serving if c.default] or serving
+    if len(chosen) == 1:
+        return chosen[0]
+    if not chosen:
+        raise InvalidArgumentError(f"no registered conversion serves {learner.name!r} (problem={learner.problem!r}) "
+                                   f"with feedback={feedback!r}; registered: "
+                                   f"{', '.join(f'{c.name} ({c.problems}, {c.feedback})' for c in table.values()) or 'none'}")
+    raise InvalidArgumentError(f"{len(chosen)} registered conversions serve {learner.name!r} with feedback={feedback!r} "
+                               f"({', '.join(c.name for c in chosen)}); name one with conversion=")
+
+
+def conversion_options(conversion: ConversionSpec, learner: Resolved, options: Mapping[str, Any]) -> Any:
+    """``options`` as ``conversion``'s options class: one it does not take is refused, naming the
+    conversion that takes it (module docstring)."""
+    own = set(conversion.option_names)
+    given = {k: v for k, v in options.items() if k not in COMMON + CHOOSING}
+    stray = [k for k in given if k not in own and not (k == "problem" and learner.problem == "contextual")]
+    if stray:
+        table = registry().conversions()
+        said = []
+        for k in stray:
+            takers = [c.name for c in table.values() if k in c.option_names]
+            where = (f"an option of the {' and '.join(repr(t) for t in takers)} conversion{'s' if len(takers) > 1 else ''}"
+                     if takers else "an option of no registered conversion")
+            said.append(f"{k}={given[k]!r} is {where}")
+        raise InvalidArgumentError(
+            f"{learner.name!r} (problem={learner.problem!r}) is served by the {conversion.name!r} conversion, which "
+            f"takes n, horizon, rho, seed, {', '.join(conversion.option_names)}; got {'; '.join(said)} "
+            f"({conversion.docs or 'docs/plugins.md'})")
+    return conversion.options(**{k: v for k, v in given.items() if k in own})
 
 
 @public
@@ -298,11 +165,17 @@ def wrap(
     cost_scale: float | None = None,
     feature_bound: float | None = None,
     feed_rows: int | None = None,
+    conversion: str | None = None,
+    **extra: Any,
 ) -> Any:
-    """Make any online learner adversarially ρ-replicable with the paper's general framework
-    (Alg. ``general-framework`` for ``norm="l1"``, ``general-framework-ell-infty`` for
-    ``norm="linf"``; guarantees ``thm:general-framework-guarantees`` and
-    ``thm:general-framework-guarantees-ell-infty``).
+    """Make any online learner replicable with the registered conversion that serves it (module
+    docstring): for experts and online linear optimisation under full information, the paper's
+    general framework (``"experts"``: Alg. ``general-framework`` for ``norm="l1"``,
+    ``general-framework-ell-infty`` for ``norm="linf"``; guarantees
+    ``thm:general-framework-guarantees`` and ``thm:general-framework-guarantees-ell-infty``).
+    ``conversion=`` names a registered conversion (a third party's, say); its own options are
+    passed as keywords, and an option no conversion serving the learner takes is refused, naming
+    the conversion that takes it.
 
     ``learner`` is a registered learner's name, a :class:`LearnerSpec`, or a factory called as
     ``factory(n=..., horizon=..., rng=...)`` returning an object with ``act()`` and
@@ -348,7 +221,7 @@ def wrap(
 
     A **contextual** learner (``problem = "contextual"``: a registered one, a class declaring it, or
     any factory with ``problem="contextual"``) gets the general contextual conversion (ours), with or
-    without ``feedback="bandit"``: a :class:`~replify.components.contextual_conversion.ReplicableContextual`
+    without ``feedback="bandit"``: a :class:`~replify.conversions.contextual.ReplicableContextual`
     that explores on a shared round robin and, phase by phase, fits the learner's linear ``model``
     (``"shared"`` or ``"disjoint"``; the learner's ``model`` attribute by default) by ridge, rounds it
     on a grid from R and feeds the rounded estimate to the learner, which decides every committed step
@@ -364,7 +237,7 @@ def wrap(
         for k, v in dict(
             n=n, horizon=horizon, rho=rho, seed=seed, norm=norm, block_size=block_size,
             eps=eps, problem=problem, learner_params=learner_params, blocks=blocks, explore=explore, model=model,
-            cost_scale=cost_scale, feature_bound=feature_bound, feed_rows=feed_rows,
+            cost_scale=cost_scale, feature_bound=feature_bound, feed_rows=feed_rows, conversion=conversion, **extra,
         ).items()
         if v is not None
     }
@@ -400,41 +273,12 @@ def wrap(
             f"wrap() needs {', '.join(missing)} to build a learner (got {sorted(options) or 'none'}); "
             f"to wrap a class for later, use the decorator form @wrap(horizon=..., rho=...)"
         )
-    target = contextual_target(learner) or ((learner, getattr(learner, "__qualname__", type(learner).__name__)) if problem == "contextual" else None)
-    if target is not None:  # a contextual learner: the contextual conversion, with or without feedback="bandit"
-        check_contextual_options(options, problem=problem)
-        built = build_contextual(target, options)
-        built.factory = ReplicableFactory(learner, {k: v for k, v in options.items() if k != "seed"})
-        return built
-    only = [f"{k}={options[k]!r}" for k in ("model", "cost_scale", "feature_bound", "feed_rows") if k in options]
-    if only:
-        raise InvalidArgumentError(f"{', '.join(only)} {'applies' if len(only) == 1 else 'apply'} to contextual "
-                                   "learners (problem = 'contextual'), which the contextual conversion wraps")
-    spec = resolve_spec(learner, norm=norm, problem=problem)
-    if feedback == "bandit":
-        conversion = ReplicableBandit(spec, n=options["n"], horizon=options["horizon"], rho=options["rho"],
-                                      seed=options["seed"], blocks=blocks, explore=explore,
-                                      eps=None if eps is None else float(eps), learner_params=learner_params)
-        conversion._source = (learner, options)
-        return conversion
-    if blocks is not None:
-        block_size = max(1, -(-options["horizon"] // blocks))
-    if eps == "certified":
-        # one block has no transition and is replicable for any eps: the theorem's own stands
-        eps = None if block_size is None or block_size >= options["horizon"] else certified_eps(
-            learner if isinstance(learner, str) else None, horizon=options["horizon"], n=options["n"],
-            rho=options["rho"], block_size=block_size, norm=norm or spec.norm)
-    built = ReplicableLearner(
-        spec,
-        n=options["n"],
-        horizon=options["horizon"],
-        rho=options["rho"],
-        seed=options["seed"],
-        norm=norm or spec.norm,
-        block_size=block_size,
-        eps=eps,
-        rounding=rounding,
-        learner_params=learner_params,
-    )
-    built._source = (learner, options)
+    resolved = resolve(learner, norm=norm, problem=problem)  # once: the conversion builds from it
+    conversion = choose(resolved, options)
+    own = conversion_options(conversion, resolved, options)
+    built = conversion.build(resolved, n=options["n"], horizon=options["horizon"], rho=options["rho"],
+                             seed=options["seed"], options=own)
+    # the decorator form of what was built, less its seed: what replify.evaluate and the other entry
+    # points build one copy per run from
+    built.factory = ReplicableFactory(learner, {k: v for k, v in options.items() if k != "seed"}, resolved)
     return built

@@ -8,7 +8,8 @@ linear optimisation), ``mixtures`` (learners that play a distribution), ``bandit
 bandit-feedback protocol, its feed and learners' base), ``bandit_lanes`` (their lane-batched form),
 ``exploring`` (bandit learners that explore on a schedule, then commit), ``contextual`` (contexts before each step: linear and contextual bandits), ``rounded_ridge`` (a ridge
 estimate on shared exploration rounded on a random grid: rep-ridge's mechanism and the contextual conversion's),
-``contextual_conversion`` (the general conversion for contextual learners, ``replify.wrap``'s), ``doubling`` (doubling-trick epochs), ``describe`` (their ``repr``).
+``doubling`` (doubling-trick epochs), ``describe`` (their ``repr``). The conversions ``replify.wrap`` builds
+on them (the grid, the blocks, the exploring schedule, the rounded ridge) are in ``replify.conversions``.
 Adversaries: ``sequences`` (distribution sequences drawn chunk by chunk, the form the engine
 streams) and ``userdata`` (a user's own cost matrix, from an array or a file). The learners and
 adversaries themselves are plugins (``replify_plugins``).

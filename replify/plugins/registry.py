@@ -1,8 +1,8 @@
 """The plugin system (docs/plugins.md): pluggy hooks, entry-point loading and the registry.
 
 Plugins — the built-ins included — are found through the ``"replify"`` entry-point group and
-loaded lazily, on the first lookup, never at import time. A plugin implements one or both
-callback-style hooks and calls ``register(spec)`` once per learner or adversary::
+loaded lazily, on the first lookup, never at import time. A plugin implements any of the
+callback-style hooks and calls ``register(spec)`` once per learner, adversary or conversion::
 
     import replify
 
@@ -28,7 +28,7 @@ import attrs
 import pluggy
 
 from replify.errors import ArgumentTypeError, DuplicateNameError, PluginLoadError, PluginLoadWarning, UnknownNameError, warn
-from replify.plugins.specs import AdversarySpec, LearnerSpec
+from replify.plugins.specs import AdversarySpec, ConversionSpec, LearnerSpec
 
 PROJECT = "replify"
 BLOCK_ENV = "REPLIFY_BLOCK_PLUGINS"
@@ -48,6 +48,10 @@ class Hookspecs:
     @hookspec
     def register_adversaries(self, register: Callable[[AdversarySpec], None]) -> None:
         """Call ``register(AdversarySpec(...))`` once for each adversary the plugin provides."""
+
+    @hookspec
+    def register_conversions(self, register: Callable[[ConversionSpec], None]) -> None:
+        """Call ``register(ConversionSpec(...))`` once for each conversion the plugin provides."""
 
 
 @attrs.frozen
@@ -90,7 +94,8 @@ class Registry:
         self._entry_points = entry_points
         self._loaded = False
         self._load_failures: list[PluginFailure] = []
-        self._tables: tuple[dict[str, LearnerSpec], dict[str, AdversarySpec], list[PluginFailure]] | None = None
+        self._tables: tuple[dict[str, LearnerSpec], dict[str, AdversarySpec], list[PluginFailure],
+                            dict[str, ConversionSpec]] | None = None
         self._distributions: dict[str, str] = {}
         self._tried: set[str] = set()  # entry points whose import was tried: never tried twice
         self._interrupted: set[str] = set()  # entry points whose import a KeyboardInterrupt stopped once
@@ -111,7 +116,7 @@ class Registry:
                     else ", with no hook implementation")
             raise ArgumentTypeError(
                 f"register() expects a plugin: a module, class or instance with @replify.hookimpl functions "
-                f"(register_learners, register_adversaries); got {text} ({type(plugin).__name__}{what})"
+                f"(register_learners, register_adversaries, register_conversions); got {text} ({type(plugin).__name__}{what})"
             )
         self._tables = None
         return self.manager.register(plugin, name=name)
@@ -232,7 +237,8 @@ class Registry:
         if self._tables is None:
             learners, lf = self._collect("register_learners", LearnerSpec, "learner")
             adversaries, af = self._collect("register_adversaries", AdversarySpec, "adversary")
-            self._tables = (learners, adversaries, lf + af)
+            conversions, cf = self._collect("register_conversions", ConversionSpec, "conversion")
+            self._tables = (learners, adversaries, lf + af + cf, conversions)
 
     # -- lookups ---------------------------------------------------------------------------
     def learners(self) -> Mapping[str, LearnerSpec]:
@@ -246,6 +252,15 @@ class Registry:
         self._ensure()
         assert self._tables is not None
         return MappingProxyType(dict(sorted(self._tables[1].items())))
+
+    def conversions(self) -> Mapping[str, ConversionSpec]:
+        """name → ConversionSpec, for every conversion the loaded plugins register."""
+        self._ensure()
+        assert self._tables is not None
+        return MappingProxyType(dict(sorted(self._tables[3].items())))
+
+    def conversion(self, name: str) -> ConversionSpec:
+        return _lookup(self.conversions(), name, "conversion", "conversions")
 
     def learner(self, name: str) -> LearnerSpec:
         return _lookup(self.learners(), name, "learner", "learners")
@@ -299,6 +314,11 @@ def learners() -> Mapping[str, LearnerSpec]:
 def adversaries() -> Mapping[str, AdversarySpec]:
     """name → :class:`AdversarySpec` for every registered adversary."""
     return registry().adversaries()
+
+
+def conversions() -> Mapping[str, ConversionSpec]:
+    """name → :class:`ConversionSpec` for every registered conversion (what :func:`replify.wrap` builds)."""
+    return registry().conversions()
 
 
 def check_pending() -> None:

@@ -1,5 +1,5 @@
-"""What a plugin registers: :class:`LearnerSpec` and :class:`AdversarySpec` (docs/plugins.md),
-and the duck-typed protocols they build (docs/wrapper.md)."""
+"""What a plugin registers: :class:`LearnerSpec`, :class:`AdversarySpec` and :class:`ConversionSpec`
+(docs/plugins.md), and the duck-typed protocols they build (docs/wrapper.md)."""
 
 from __future__ import annotations
 
@@ -222,3 +222,47 @@ class AdversarySpec:
 
     def __repr__(self) -> str:
         return f"AdversarySpec({self.name!r}, {_qualname(self.factory)}: {self.description!r})"
+
+
+def _attrs_class(instance: Any, attribute: attrs.Attribute, value: Any) -> None:
+    if not (isinstance(value, type) and attrs.has(value)):
+        raise InvalidArgumentError(f"{attribute.name} must be an attrs class (its fields are the conversion's options); "
+                                   f"got {value!r}")
+
+
+def _names(allowed: frozenset[str]) -> Callable[[Any, attrs.Attribute, Any], None]:
+    def check(instance: Any, attribute: attrs.Attribute, value: Any) -> None:
+        if not isinstance(value, tuple) or not value or not set(value) <= allowed:
+            raise InvalidArgumentError(f"{attribute.name} must be a non-empty tuple of {sorted(allowed)}; got {value!r}")
+    return check
+
+
+@attrs.frozen(repr=False)
+class ConversionSpec:
+    """A conversion a plugin registers (docs/plugins.md, "Registering a conversion"): what
+    :func:`replify.wrap` turns a learner into. ``build`` is called as ``build(learner, n=, horizon=,
+    rho=, seed=, options=)`` with the learner resolved once (a
+    :class:`replify.conversions.Resolved`: its factory, name, spec, problem and feedback) and an
+    instance of ``options``, an attrs class whose fields are the conversion's own options (wrap
+    refuses any other, naming the conversion that takes it). ``problems``: the learners it serves
+    (their declared problem); ``feedback``: what ``wrap(..., feedback=)`` asks of it; ``default``:
+    whether wrap picks it for those when no ``conversion=`` is named (the built-ins are the
+    defaults: a third party's is picked where no default serves, or by name); ``docs``: the page
+    and section that derives its certificate."""
+
+    name: str = attrs.field(validator=_name)
+    build: Callable[..., Any] = attrs.field(validator=_callable)
+    options: type = attrs.field(validator=_attrs_class)
+    problems: tuple[str, ...] = attrs.field(validator=_names(frozenset({"experts", "olo", "contextual"})))
+    feedback: tuple[str, ...] = attrs.field(default=("full",), validator=_names(frozenset({"full", "bandit"})))
+    default: bool = False
+    summary: str = ""
+    docs: str = ""
+
+    @property
+    def option_names(self) -> tuple[str, ...]:
+        """The options it takes besides n, horizon, rho and seed."""
+        return tuple(f.name for f in attrs.fields(self.options))
+
+    def __repr__(self) -> str:
+        return f"ConversionSpec({self.name!r}, problems={self.problems}, feedback={self.feedback})"

@@ -77,15 +77,18 @@ def test_wrap_takes_a_users_contextual_learner_in_every_form():
 
 
 def test_options_of_the_other_forms_are_refused_each_as_given():
-    with pytest.raises(InvalidArgumentError, match=r"got block_size=5, which belongs to the experts and bandit forms"):
+    # an option of another conversion is refused, naming the conversion that takes it
+    with pytest.raises(InvalidArgumentError, match=r"served by the 'contextual' conversion.*got block_size=5 is an option "
+                                                   r"of the 'experts' conversion"):
         replify.wrap(TextbookLinUCB, n=3, horizon=100, rho=0.1, seed=0, block_size=5)
     with pytest.raises(ArgumentTypeError, match='argument "model"'):
         replify.wrap(TextbookLinUCB, n=3, horizon=100, rho=0.1, seed=0, model="pooled")
     with pytest.raises(InvalidArgumentError, match="model must be one of .* got 'pooled'"):
         ReplicableContextual(TextbookLinUCB, n=3, horizon=100, rho=0.1, seed=0, model="pooled")
-    with pytest.raises(InvalidArgumentError, match="cost_scale=2.0 applies to contextual learners"):
+    with pytest.raises(InvalidArgumentError, match="served by the 'experts' conversion.*cost_scale=2.0 is an option of "
+                                                   "the 'contextual' conversion"):
         replify.wrap("hedge", n=3, horizon=100, rho=0.1, seed=0, cost_scale=2.0)
-    with pytest.raises(InvalidArgumentError, match="belongs to the experts and bandit forms"):
+    with pytest.raises(InvalidArgumentError, match="eps=0.5 is an option of the 'bandit' and 'experts' conversions"):
         replify.wrap(eps=0.5, rho=0.1)(TextbookLinUCB)  # refused where it is decorated
 
 

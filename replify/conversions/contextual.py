@@ -100,11 +100,44 @@ import numpy as np
 from replify.base.checks import check_int
 from replify.base.protocol import check_learner
 from replify.base.randomness import Seed, Streams, child, seed_sequence
+import attrs
+
 from replify.components.contextual import check_contexts, is_contextual
 from replify.components.rounded_ridge import RidgeParams, RoundedRidgeLanes, RoundedRidgeLearner, ridge_parameters
+from replify.conversions.resolve import Resolved
 from replify.errors import InvalidArgumentError, LearnerProtocolError
+from replify.plugins.factory import check_accepts
 
 MODELS = ("shared", "disjoint")
+
+
+@attrs.frozen(kw_only=True)
+class ContextualOptions:
+    """The contextual conversion's options (:func:`replify.wrap`'s, for a contextual learner):
+    ``model`` (``"shared"`` or ``"disjoint"``; the learner's ``model`` attribute by default),
+    ``cost_scale`` M (1), ``feature_bound`` L (1), ``feed_rows`` (the pseudo-rows fed to the learner
+    at each decision; module docstring) and ``learner_params``."""
+
+    model: str | None = None
+    cost_scale: float | None = None
+    feature_bound: float | None = None
+    feed_rows: int | None = None
+    learner_params: Mapping[str, Any] | None = None
+
+
+def build(learner: Resolved, *, n: int, horizon: int, rho: float, seed: Seed,
+          options: ContextualOptions) -> ReplicableContextual:
+    """The conversion around ``learner`` (the ``build`` of its :class:`~replify.ConversionSpec`)."""
+    params = dict(options.learner_params or {})
+    if not set(params) & {"n", "horizon", "rng", "rho"}:  # those the conversion refuses, in its own words
+        # an unknown parameter named with the learner and what it takes, not the factory's bare TypeError
+        check_accepts(learner.factory, {"n": None, "horizon": None, "rng": None, **params},
+                      what=f"learner {learner.name!r}", missing_ok=True)
+    return ReplicableContextual(
+        learner.factory, n=n, horizon=horizon, rho=rho, seed=seed, model=options.model,
+        cost_scale=options.cost_scale, feature_bound=options.feature_bound,
+        learner_params=options.learner_params, name=learner.name, feed_rows=options.feed_rows,
+    )
 
 
 def conversion_parameters(*, horizon: int, n: int, rho: float, cost_scale: float | None = None,
