@@ -274,9 +274,9 @@ def wrap(
             f"to wrap a class for later, use the decorator form @wrap(horizon=..., rho=...)"
         )
     resolved = resolve(learner, norm=norm, problem=problem)  # once: the conversion builds from it
-    conversion = choose(resolved, options)
-    own = conversion_options(conversion, resolved, options)
-    built = conversion.build(resolved, n=options["n"], horizon=options["horizon"], rho=options["rho"],
+    serving = choose(resolved, options)
+    own = conversion_options(serving, resolved, options)
+    built = serving.build(resolved, n=options["n"], horizon=options["horizon"], rho=options["rho"],
                              seed=options["seed"], options=own)
     # the decorator form of what was built, less its seed: what replify.evaluate and the other entry
     # points build one copy per run from
