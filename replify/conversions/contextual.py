@@ -24,7 +24,8 @@ factory with an ``rng`` drawn from R, and fed ``rows`` pseudo-rows (``FEED_PER_D
 dimension of the estimate, at most ``FEED_MAX`` = 16 384 and at most the N_k explored samples the
 estimate read; ``wrap(..., feed_rows=)`` sets it): contexts drawn from R, every arm's
 features uniform on the sphere of radius L, and as each arm's cost the rounded estimate's
-prediction ⟨x_a, θ̃_k⟩ (⟨x_a, θ̃_{k,a}⟩ for the disjoint model), without noise. It plays them as
+prediction ⟨x_a, θ̃_k⟩ (⟨x_a, θ̃_{k,a}⟩ for the disjoint model), without noise, clipped to the costs the
+learner declares it accepts (its ``cost_range``, where it declares one). It plays them as
 it plays any step — ``act`` on the context, ``update`` with the arm it chose — so a linear learner
 learns θ̃_k in its own way (optimism, sampling, greed; its confidence is that of ``rows``
 noiseless rows), and any other learner learns whatever it learns from them. It is then frozen:
@@ -90,6 +91,7 @@ estimate loses (a LinUCB's optimism on the feed's confidence, the estimate's shr
 from __future__ import annotations
 
 import copy
+import math
 import numbers
 import pickle
 import random
@@ -173,6 +175,17 @@ FEED_KEY, DESIGN_KEY, STEP_KEY = 0x6665, 0x6473, 0x7374
 FEED_PER_DIM, FEED_MAX = 1024, 16_384
 
 
+def _declared_range(learner: Any) -> tuple[float, float]:
+    """The costs ``learner`` declares it accepts (its ``cost_range``, as replify's contextual learners
+    declare it), else the whole real line."""
+    got = getattr(learner, "cost_range", None)
+    try:
+        lo, hi = (float(v) for v in got)
+    except (TypeError, ValueError):
+        return -math.inf, math.inf
+    return (lo, hi) if lo <= hi else (-math.inf, math.inf)
+
+
 class FedLearner:
     """The user's learner as the conversion runs it (module docstring, "The learner decides"): at
     each decision rebuilt from its factory with an ``rng`` from R, fed pseudo-rows that carry the
@@ -208,6 +221,7 @@ class FedLearner:
         z, warm = z[:rows], z[rows]
         costs = costs[:rows]
         learner, self._rng = self._build((FEED_KEY, phase))
+        costs = np.clip(costs, *_declared_range(learner))  # within the costs the learner accepts
         played = self._play(learner, z, costs)
         now = (np.random.get_state(), random.getstate())
         if not (now[1] == state[1] and all(np.array_equal(a, b) for a, b in zip(now[0], state[0]))):

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import replify
-from replify.components.contextual_conversion import ReplicableContextual
+from replify.conversions.contextual import ReplicableContextual
 from replify.components.sequences import ChunkedSequence
 from replify.errors import ArgumentTypeError, CostError, InvalidArgumentError, ReplifyWarning
 from replify.evaluation.stats import binomial_upper_tail
@@ -175,7 +175,7 @@ def parting_in_law(horizon, *, rho=0.1, pairs=1_000_000, seed=0):
     sums nested: a Gaussian random walk, drawn directly); each decision rounds θ̂_k with its own
     offset from R, shared by the pair, and the committed arm is the sign of θ̃_k. Returns the
     probability over ``pairs`` pairs and its standard error."""
-    from replify.components.contextual_conversion import conversion_parameters
+    from replify.conversions.contextual import conversion_parameters
 
     params = conversion_parameters(horizon=horizon, n=2, rho=rho)
     w, samples, lam = params.widths(1), np.array(params.samples, float), params.lam
@@ -402,3 +402,31 @@ def test_a_learner_that_amplifies_what_it_is_fed_keeps_the_certificate():
     parted = int((~report.identical).sum())
     assert report.claim == "certified" and parted < binomial_upper(150, report.params["rho_bound"]), parted
     assert parted > 0  # the amplifier does part where its feeds differ: the test can fail
+
+
+class ContextBits(TextbookLinUCB):
+    """A learner that reads its context's bits: the parity of the lowest mantissa bit of its features."""
+
+    def act(self, context):
+        super().act(context)
+        return int(np.frombuffer(np.ascontiguousarray(context, dtype=np.float64).tobytes(), np.uint64).sum() % self.n)
+
+
+class UnitCosts(TextbookLinUCB):
+    """A learner that accepts costs in [0, 1] only, and says so."""
+
+    cost_range = (0.0, 1.0)
+
+    def update(self, action, cost):
+        assert 0.0 <= cost <= 1.0, cost
+        super().update(action, cost)
+
+
+@pytest.mark.parametrize("cls", [ContextBits, UnitCosts])
+def test_learners_that_read_bits_or_bound_their_costs_are_fed_and_certified(cls):
+    # the context-bit reader plays what the bits of the shared fixed features say, alike in both runs of a
+    # pair; the bounded learner is fed pseudo-costs clipped to the range it declares
+    report = replify.evaluate(replify.wrap(rho=0.1)(cls), "linear-gaussian", n=4, horizon=3000, pairs=10, seed=2,
+                              progress=False, adversary_params=dict(d=3))
+    assert report.claim == "certified"
+    assert int((~report.identical).sum()) < binomial_upper(10, 0.1)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import replify
-from replify.components.contextual_conversion import ReplicableContextual
+from replify.conversions.contextual import ReplicableContextual
 from replify.errors import ActionError, InvalidArgumentError
 from replify_plugins.peers import MabwiserPolicy, RiverPolicy, shared_context
 from replify_plugins.peers import adapters
