@@ -28,19 +28,25 @@ prediction ⟨x_a, θ̃_k⟩ (⟨x_a, θ̃_{k,a}⟩ for the disjoint model), wit
 learner declares it accepts (its ``cost_range``, where it declares one). It plays them as
 it plays any step — ``act`` on the context, ``update`` with the arm it chose — so a linear learner
 learns θ̃_k in its own way (optimism, sampling, greed; its confidence is that of ``rows``
-noiseless rows), and any other learner learns whatever it learns from them. It is then frozen:
-each committed step asks it (on a copy where its ``act`` moves its state), with that step's own
-``rng`` from R where its ``act`` draws, so nothing it sees on committed steps moves what it plays.
-After the feed it is asked once, without an answer, on one more context from R (so that what its
-``act`` computes once and keeps, a cached solve, is computed alike in both runs). The feed is a
-function of θ̃_k and R alone. Hence, for **any learner deterministic given its rng
-and what it is fed**, two runs whose rounded estimates agree feed it alike, and its committed
-policy — the map from a step's context to an arm, step by step — is the same in both. Checked at
-the first decision: a twin built from the same seed and fed the same rows must play alike, and the
-learner must not touch numpy's or Python's global generators (both refused, naming the learner).
-What it costs: the feed (a few act/update calls per row, ``rows`` per decision), and a learner
-whose ``act`` draws from its rng plays one step at a time on the fast paths (a stretch of one
-step), as the per-step path does.
+noiseless rows), and any other learner learns whatever it learns from them. After the feed it is
+asked once, unanswered, on one more context from R (so that what its act computes once and keeps, a
+cached solve, is computed alike in both runs). It is then frozen: every committed
+step asks a fresh copy of the frozen state whose ``rng`` is that step's own from R (so nothing it
+sees on committed steps moves what it plays, and a learner that draws at every act, as LinTS does,
+gets fresh draws at every step, exact in law). The feed is a function of θ̃_k and R alone. Hence,
+for **any learner deterministic given its rng and what it is fed**, two runs whose rounded
+estimates agree feed it alike, and its committed policy — the map from a step's context to an arm,
+step by step — is the same in both. Checked, refused with a ``LearnerProtocolError`` naming the
+learner: at the first decision a twin built from the same seed and fed the same rows must play
+them alike (the first ``TWIN_ROWS`` = 1 024); at every decision the frozen learner's act on ``PROBES`` contexts from R, asked
+twice of copies with the same rng, must agree; and neither the feed nor those acts may touch numpy's
+or Python's global generators. Checks are not a proof: a learner that reads the clock only on some
+contexts, or whose act depends on ``hash()`` of strings (which differs between processes under
+``PYTHONHASHSEED``) or on ``id()``, is outside the certificate and may pass them. ``evaluate``
+compares two runs by what the learner was fed (θ̃, :meth:`ReplicableContextual.policy`); their play
+follows from the assumption. What it costs: the feed (an act and an update call per row, ``rows`` per decision, and the twin's
+at the first), a copy of the learner per committed act, and a learner whose ``act`` draws from its rng
+plays one step at a time on the fast paths (a stretch of one step, where any act of it drew).
 
 **The certificate.** Assume (i) the contexts and costs are iid over time: each step's (n, d)
 context and its costs drawn from one law, independently of the other steps; (ii) every feature
@@ -65,8 +71,7 @@ at most |θ̂_i − θ̂'_i|/w; over the p = d (shared) or n·d (disjoint) coord
 P(θ̃_k ≠ θ̃'_k) ≤ √p·β/(w_k·√N_k). With w_k = √p·β·D/(ρ·√N_k) each of the D decisions costs ρ/D:
 **ρ ≤ Σ_k ρ/D = ρ** (``params.rho_bound``). The runs part only where some θ̃_k differ: the exploring
 arms are shared, and equal rounded estimates feed the learner alike ("The learner decides"), so it
-plays the same arm on the same context. On contexts that change, the two runs' policies (what the
-learner was fed, θ̃) are what is compared; on fixed features, their arms. The bound holds for every
+plays the same arm on the same context. The two runs are compared by what the learner was fed (θ̃). The bound holds for every
 learner deterministic given R and its feed, whatever it does with the feed: a learner built to
 amplify the smallest difference in it parts exactly where the feeds do
 (``tests/algorithms/test_contextual_wrap.py``), at most P(some θ̃_k differ) — 0.0433 in law on the
@@ -93,7 +98,6 @@ from __future__ import annotations
 import copy
 import math
 import numbers
-import pickle
 import random
 from typing import Any, Callable, Mapping
 
@@ -199,8 +203,7 @@ class FedLearner:
         self.learner: Any = None
         self.phase = -1
         self._rng: np.random.Generator | None = None
-        self._draws: bool | None = None
-        self._moves = True
+        self._probes: np.ndarray | None = None
 
     def _build(self, key: tuple[int, ...]) -> tuple[Any, np.random.Generator]:
         rng = np.random.default_rng(child(self.seed, *key))
@@ -214,24 +217,24 @@ class FedLearner:
         rows = self.rows if self.rows is not None else min(FEED_MAX, FEED_PER_DIM * dim, samples)
         rows = max(1, min(self.horizon, rows))
         design = np.random.default_rng(child(self.seed, DESIGN_KEY, phase))
-        z = design.normal(size=(rows + 1, self.n, d))  # the last row: the frozen learner's first act, below
+        # the feed's rows, then one context for the frozen learner's first act and PROBES to check its acts
+        z = design.normal(size=(rows + 1 + PROBES, self.n, d))
         z *= self.feature_bound / np.maximum(np.linalg.norm(z, axis=2, keepdims=True), 1e-300)
         costs = (z @ rounded[0]) if model == "shared" else np.einsum("jnd,nd->jn", z, rounded)  # (rows, n)
-        state = (np.random.get_state(), random.getstate())
-        z, warm = z[:rows], z[rows]
+        state = _global_state()
+        z, warm, self._probes = z[:rows], z[rows], z[rows + 1:]
         costs = costs[:rows]
         learner, self._rng = self._build((FEED_KEY, phase))
         costs = np.clip(costs, *_declared_range(learner))  # within the costs the learner accepts
-        played = self._play(learner, z, costs)
-        now = (np.random.get_state(), random.getstate())
-        if not (now[1] == state[1] and all(np.array_equal(a, b) for a, b in zip(now[0], state[0]))):
+        played = self._play(learner, z, costs, phase)
+        if _global_state() != state:
             raise LearnerProtocolError(
                 f"{self.name!r} drew from numpy's or Python's global random generator while it was fed: two runs that "
                 "share R would not play alike; draw every random number from the rng you are given")
         if self.phase < 0:  # the first decision: a twin from the same seed, fed alike, must play alike
             twin, _ = self._build((FEED_KEY, phase))
-            head = min(rows, 32)
-            if not np.array_equal(self._play(twin, z[:head], costs[:head]), played[:head]):
+            head = min(rows, TWIN_ROWS)
+            if not np.array_equal(self._play(twin, z[:head], costs[:head], phase), played[:head]):
                 raise LearnerProtocolError(
                     f"{self.name!r} played differently on two copies built from one seed and fed the same rows: the "
                     "contextual conversion certifies learners that are deterministic given their rng and what they "
@@ -239,14 +242,21 @@ class FedLearner:
         # one act on a context both runs share, unanswered: whatever act computes once and keeps (a
         # solve it caches) is done here, on the frozen learner, the same in both runs
         self._checked(learner.act(warm), "fed")
-        self.learner, self.phase, self._draws = learner, phase, None
+        self.learner, self.phase = learner, phase
+        self._check_acts()
 
-    def _play(self, learner: Any, z: np.ndarray, costs: np.ndarray) -> np.ndarray:
+    def _play(self, learner: Any, z: np.ndarray, costs: np.ndarray, phase: int) -> np.ndarray:
         arms = np.empty(z.shape[0], dtype=np.int64)
-        for j in range(z.shape[0]):  # a loop over the feed's rows: the user's learner takes one at a time
-            a = self._checked(learner.act(z[j]), "fed")
-            learner.update(a, float(costs[j, a]))
-            arms[j] = a
+        j = 0
+        try:
+            for j in range(z.shape[0]):  # a loop over the feed's rows: the user's learner takes one at a time
+                a = self._checked(learner.act(z[j]), "fed")
+                learner.update(a, float(costs[j, a]))
+                arms[j] = a
+        except Exception as exc:  # the user's own error, said where it happened
+            exc.add_note(f"raised by {self.name!r} while replify.wrap's contextual conversion fed it row {j + 1} of "
+                         f"{z.shape[0]} at decision {phase} (docs/contextual.md, \"What it does\")")
+            raise
         return arms
 
     def _checked(self, arm: Any, when: str) -> int:
@@ -255,38 +265,47 @@ class FedLearner:
                                        f"[0, {self.n})")
         return int(arm)
 
-    @property
-    def draws(self) -> bool:
-        """Whether the frozen learner's ``act`` draws from its ``rng`` (then every committed step
-        gets its own ``rng`` from R); known after the first committed step."""
-        return bool(self._draws)
+    def _check_acts(self) -> None:
+        """The frozen learner's acts on the probe contexts, each asked twice of fresh copies with the
+        same rng, must agree, and must not touch the global generators: a learner whose committed
+        play depends on anything but its state, its rng and the context is refused here."""
+        state = _global_state()
+        for j, x in enumerate(self._probes):
+            first, second = (self.act(x, 2**62 + j)[0] for _ in range(2))
+            if first != second:
+                raise LearnerProtocolError(
+                    f"{self.name!r} played arm {first}, then arm {second}, on one context from two copies of its frozen "
+                    "state given the same rng: the contextual conversion certifies learners whose act depends only on "
+                    "their state, their rng and the context")
+        if _global_state() != state:
+            raise LearnerProtocolError(
+                f"{self.name!r} drew from numpy's or Python's global random generator in act: two runs that share R "
+                "would not play alike; draw every random number from the rng you are given")
 
-    def probe(self, context: np.ndarray) -> None:
-        """Find out, on a copy, whether ``act`` draws from the rng and whether it moves the state."""
-        probe_rng = np.random.default_rng(child(self.seed, STEP_KEY, self.phase, 2**62))
-        start = probe_rng.bit_generator.state
-        twin = copy.deepcopy(self.learner, {id(self._rng): probe_rng})
-        try:
-            before = pickle.dumps(twin)
-        except Exception:  # noqa: BLE001  (a learner that does not pickle: asked on a copy at every step)
-            before = None
-        twin.act(context)
-        self._draws = probe_rng.bit_generator.state != start
-        try:
-            self._moves = before is None or pickle.dumps(twin) != before
-        except Exception:  # noqa: BLE001
-            self._moves = True
+    def act(self, context: np.ndarray, step: int) -> tuple[int, bool]:
+        """The frozen learner's arm on ``context`` at committed step ``step`` (1-based), asked of a
+        fresh copy whose rng is that step's own from R (the frozen state never moves), and whether
+        it drew from that rng (then a stretch cannot be tabulated: each step draws afresh)."""
+        rng = np.random.default_rng(child(self.seed, STEP_KEY, self.phase, step))
+        start = rng.bit_generator.state
+        learner = copy.deepcopy(self.learner, {id(self._rng): rng})
+        arm = self._checked(learner.act(context), f"playing step {step}")
+        return arm, rng.bit_generator.state != start
 
     def arm(self, context: np.ndarray, step: int) -> int:
-        """The frozen learner's arm on ``context`` at committed step ``step`` (1-based)."""
-        if self._draws is None:
-            self.probe(context)
-        if self._draws:
-            memo = {id(self._rng): np.random.default_rng(child(self.seed, STEP_KEY, self.phase, step))}
-            learner = copy.deepcopy(self.learner, memo)
-        else:
-            learner = copy.deepcopy(self.learner) if self._moves else self.learner
-        return self._checked(learner.act(context), f"playing step {step}")
+        """The frozen learner's arm on ``context`` at committed step ``step`` (:meth:`act`)."""
+        return self.act(context, step)[0]
+
+
+#: Contexts from R on which the frozen learner's act is checked at every decision (:meth:`FedLearner._check_acts`),
+#: and the rows of the first feed a twin replays (a learner that goes astray later is met by the probes).
+PROBES, TWIN_ROWS = 8, 1024
+
+
+def _global_state() -> tuple[Any, Any]:
+    """numpy's and Python's global generators' states, comparable with ``==``."""
+    kind, keys, pos, gauss, cached = np.random.get_state()
+    return (kind, keys.tobytes(), pos, gauss, cached), random.getstate()
 
 
 class ConversionLanes(RoundedRidgeLanes):
@@ -351,9 +370,7 @@ class ReplicableContextual(RoundedRidgeLearner):
                               rows=feed_rows)
         lane = ConversionLanes(n=n, horizon=horizon, rngs=[streams.grid], params=self.params, model=self.model,
                                exploration="round-robin")
-        lane.decide = lambda x: self.fed.arm(x, lane.t + 1)
-        lane.decided = lambda: self.fed.feed(lane._phase, lane.rounded[0], self.model, lane.d,
-                                             int(self.params.samples[lane._phase - 1]))
+        lane.decide, lane.decided = self._committed_arm, self._feed  # methods, not closures: it pickles
         self._start(lane, n=n, horizon=horizon)
         self._cycle: tuple[np.ndarray, int] | None = None
 
@@ -361,6 +378,13 @@ class ReplicableContextual(RoundedRidgeLearner):
         p = self.params
         return (f"ReplicableContextual({self.name!r}, n={self.n}, horizon={self.horizon}, rho={p.rho}, "
                 f"model={self.model!r}, cost_scale={p.cost_scale:g}, phases={len(p.starts)})")
+
+    def _committed_arm(self, x: np.ndarray) -> int:
+        return self.fed.arm(x, self._lane.t + 1)
+
+    def _feed(self) -> None:
+        lane = self._lane
+        self.fed.feed(lane._phase, lane.rounded[0], self.model, lane.d, int(self.params.samples[lane._phase - 1]))
 
     # -- round robins on cost sums, on fixed features (the engine's block-sum path)
     def next_cycle(self, context: Any) -> tuple[np.ndarray, int]:
@@ -383,8 +407,8 @@ class ReplicableContextual(RoundedRidgeLearner):
         if lane._exploring():
             arms, length = np.roll(np.arange(self.n), -lane.explored_arm()), lane._explore_until - lane.t
         else:  # the learner decides: one arm for the stretch, or one step at a time where its act draws
-            arms = np.array([self.fed.arm(x, lane.t + 1)])
-            length = 1 if self.fed.draws else boundary - lane.t
+            arm, drew = self.fed.act(x, lane.t + 1)
+            arms, length = np.array([arm]), 1 if drew else boundary - lane.t
         self._cycle = (arms, int(length))
         return arms.copy(), int(length)
 
@@ -396,8 +420,9 @@ class ReplicableContextual(RoundedRidgeLearner):
         if kind != "policy":
             return kind, arms, length
         lane, x = self._lane, self._support
-        arms = np.array([self.fed.arm(row, lane.t + 1) for row in x], dtype=np.int64)  # a loop over the support's rows
-        if self.fed.draws:
+        asked = [self.fed.act(row, lane.t + 1) for row in x]  # a loop over the support's rows
+        arms = np.array([a for a, _ in asked], dtype=np.int64)
+        if any(drew for _, drew in asked):  # it draws afresh at every step: a stretch of one
             self._stretch = 1
         return "policy", arms, self._stretch
 

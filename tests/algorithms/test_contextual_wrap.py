@@ -430,3 +430,83 @@ def test_learners_that_read_bits_or_bound_their_costs_are_fed_and_certified(cls)
                               progress=False, adversary_params=dict(d=3))
     assert report.claim == "certified"
     assert int((~report.identical).sum()) < binomial_upper(10, 0.1)
+
+
+class LateClock(TextbookLinUCB):
+    """An independent review's attack: deterministic for its first 40 rows, then a clock breaks ties."""
+
+    def __init__(self, *, n, horizon, rng, lam=1.0):
+        super().__init__(n=n, horizon=horizon, rng=rng, lam=lam)
+        self.k = 0
+
+    def update(self, action, cost):
+        super().update(action, cost)
+        self.k += 1
+
+    def act(self, context):
+        arm = super().act(context)
+        import time
+        return arm if self.k < 40 else (arm + time.perf_counter_ns() % 2) % self.n
+
+
+class RngTies(TextbookLinUCB):
+    """An independent review's attack: ties broken with its rng only, and a __getstate__ that hides
+    the context it keeps. Its rng once moved on the frozen learner itself, with the ties each run saw."""
+
+    def __init__(self, *, n, horizon, rng, lam=1.0):
+        super().__init__(n=n, horizon=horizon, rng=rng, lam=lam, beta=0.0)
+        self.rng = rng
+
+    def act(self, context):
+        super().act(context)
+        scores = self.x @ np.linalg.solve(self.v, self.b)
+        best = np.flatnonzero(scores <= scores.min() + 1e-9)
+        return int(self.rng.choice(best)) if len(best) > 1 else int(best[0])
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state.pop("x", None)
+        return state
+
+
+def test_the_reviews_attacks_are_refused_or_replicate():
+    import pickle
+
+    from replify.errors import LearnerProtocolError
+
+    # a clock after the twin's first rows: the whole first feed is twinned now, and the frozen acts probed
+    with pytest.raises(LearnerProtocolError, match="played"):
+        _stepped(LateClock, horizon=2000)
+    # state that moved on the frozen learner: every committed act is now asked of a fresh copy with that
+    # step's own rng, so two runs that share R and round alike play alike on the same contexts
+    one = replify.wrap(RngTies, n=3, horizon=3000, rho=0.1, seed=5)
+    two = replify.wrap(RngTies, n=3, horizon=3000, rho=0.1, seed=5)
+    rng = [np.random.default_rng(1), np.random.default_rng(2)]
+    for t in range(3000):
+        for learner, r in zip((one, two), rng):
+            x = r.normal(size=(3, 2))
+            if t % 2:
+                x[1] = x[0]  # arms 0 and 1 tie on every other step
+            x /= 2 * np.linalg.norm(x, axis=1, keepdims=True)
+            a = learner.act(x)
+            learner.update(a, float(x[a] @ [0.3, -0.2] + 0.1 * r.normal()))
+    assert np.array_equal(one.policy(), two.policy())
+    probe = np.random.default_rng(3).normal(size=(200, 3, 2)) / 4
+    probe[:, 1] = probe[:, 0]
+    assert [one.fed.arm(x, 2999) for x in probe] == [two.fed.arm(x, 2999) for x in probe]
+    # a built wrapped learner pickles (its hooks are methods, not closures) and plays on alike
+    again = pickle.loads(pickle.dumps(one))
+    assert [again.fed.arm(x, 2999) for x in probe[:20]] == [one.fed.arm(x, 2999) for x in probe[:20]]
+
+
+class Raises(TextbookLinUCB):
+    def update(self, action, cost):
+        super().update(action, cost)
+        if self.v.trace() > 50:
+            raise ValueError("boom")
+
+
+def test_an_error_inside_the_feed_says_where_it_happened():
+    with pytest.raises(ValueError, match="boom") as info:
+        _stepped(Raises, horizon=2000)
+    assert any("while replify.wrap's contextual conversion fed it row" in note for note in info.value.__notes__)
