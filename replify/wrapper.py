@@ -45,17 +45,13 @@ class ReplicableFactory:
         # that what its conversion refuses (a bandit learner under full information, an option of another
         # conversion) is refused where it is decorated, as the function form refuses it at once; a
         # registered name is looked up when built
-        if resolved is not None:
-            if resolved.problem == "contextual":
-                self.problem, self.feedback = "contextual", "bandit"
-        elif not isinstance(learner, (str, LearnerSpec)):
+        if resolved is None and not isinstance(learner, (str, LearnerSpec)):
             resolved = resolve(learner, norm=options.get("norm"), problem=options.get("problem"))
-            conversion = choose(resolved, options)
-            conversion_options(conversion, resolved, options)
+            conversion_options(choose(resolved, options), resolved, options)
             if resolved.problem != "contextual":
                 refuse_bandit(resolved.spec, resolved.feedback)
-            else:
-                self.problem, self.feedback = "contextual", "bandit"  # what the learners it builds declare
+        if resolved is not None and resolved.problem == "contextual":
+            self.problem, self.feedback = "contextual", "bandit"  # what the learners it builds declare
 
     def __call__(self, **kwargs: Any) -> Any:
         fixed = sorted(k for k, v in kwargs.items() if k in self.options and not _same(self.options[k], v))

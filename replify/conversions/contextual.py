@@ -28,9 +28,7 @@ prediction ⟨x_a, θ̃_k⟩ (⟨x_a, θ̃_{k,a}⟩ for the disjoint model), wit
 learner declares it accepts (its ``cost_range``, where it declares one). It plays them as
 it plays any step — ``act`` on the context, ``update`` with the arm it chose — so a linear learner
 learns θ̃_k in its own way (optimism, sampling, greed; its confidence is that of ``rows``
-noiseless rows), and any other learner learns whatever it learns from them. After the feed it is
-asked once, unanswered, on one more context from R (so that what its act computes once and keeps, a
-cached solve, is computed alike in both runs). It is then frozen: every committed
+noiseless rows), and any other learner learns whatever it learns from them. It is then frozen: every committed
 step asks a fresh copy of the frozen state whose ``rng`` is that step's own from R (so nothing it
 sees on committed steps moves what it plays, and a learner that draws at every act, as LinTS does,
 gets fresh draws at every step, exact in law). The feed is a function of θ̃_k and R alone. Hence,
@@ -169,8 +167,8 @@ def model_of(learner: Any, model: str | None) -> str:
 
 
 #: Spawn keys, under the wrapper's seed, of the streams of the learner it runs (module docstring,
-#: "The learner decides"): a decision's learner's own ``rng``, the feed's design, a committed step's
-#: ``rng`` (for a learner that draws at every act), and the twin that checks the learner's determinism.
+#: "The learner decides"): a decision's learner's own ``rng`` (its twin's too, at the first decision),
+#: the feed's design, and a committed step's ``rng``.
 FEED_KEY, DESIGN_KEY, STEP_KEY = 0x6665, 0x6473, 0x7374
 
 #: Pseudo-rows fed per estimate dimension (the learner sees ``FEED_PER_DIM * p`` rows, at most
@@ -217,12 +215,12 @@ class FedLearner:
         rows = self.rows if self.rows is not None else min(FEED_MAX, FEED_PER_DIM * dim, samples)
         rows = max(1, min(self.horizon, rows))
         design = np.random.default_rng(child(self.seed, DESIGN_KEY, phase))
-        # the feed's rows, then one context for the frozen learner's first act and PROBES to check its acts
-        z = design.normal(size=(rows + 1 + PROBES, self.n, d))
+        # the feed's rows, then PROBES contexts to check the frozen learner's acts on
+        z = design.normal(size=(rows + PROBES, self.n, d))
         z *= self.feature_bound / np.maximum(np.linalg.norm(z, axis=2, keepdims=True), 1e-300)
         costs = (z @ rounded[0]) if model == "shared" else np.einsum("jnd,nd->jn", z, rounded)  # (rows, n)
         state = _global_state()
-        z, warm, self._probes = z[:rows], z[rows], z[rows + 1:]
+        z, self._probes = z[:rows], z[rows:]
         costs = costs[:rows]
         learner, self._rng = self._build((FEED_KEY, phase))
         costs = np.clip(costs, *_declared_range(learner))  # within the costs the learner accepts
@@ -239,9 +237,8 @@ class FedLearner:
                     f"{self.name!r} played differently on two copies built from one seed and fed the same rows: the "
                     "contextual conversion certifies learners that are deterministic given their rng and what they "
                     "are fed (draw every random number from the rng you are given)")
-        # one act on a context both runs share, unanswered: whatever act computes once and keeps (a
-        # solve it caches) is done here, on the frozen learner, the same in both runs
-        self._checked(learner.act(warm), "fed")
+        # never asked itself again: every later act goes to a copy, answered or not (a learner that
+        # refuses a second act before an update, as replify's own do, is never asked twice)
         self.learner, self.phase = learner, phase
         self._check_acts()
 

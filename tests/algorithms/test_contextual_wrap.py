@@ -337,11 +337,31 @@ def test_the_wrapped_learner_decides_every_committed_step():
             assert (played[a] != played[b]).any(), (a, b)
 
 
-@pytest.mark.parametrize("cls", [TextbookLinUCB, LinTS, EpsilonGreedyLinear, AlwaysArmZero])
+class ContextBits(TextbookLinUCB):
+    """A learner that reads its context's bits: the parity of the lowest mantissa bit of its features."""
+
+    def act(self, context):
+        super().act(context)
+        return int(np.frombuffer(np.ascontiguousarray(context, dtype=np.float64).tobytes(), np.uint64).sum() % self.n)
+
+
+class UnitCosts(TextbookLinUCB):
+    """A learner that accepts costs in [0, 1] only, and says so."""
+
+    cost_range = (0.0, 1.0)
+
+    def update(self, action, cost):
+        assert 0.0 <= cost <= 1.0, cost
+        super().update(action, cost)
+
+
+@pytest.mark.parametrize("cls", [TextbookLinUCB, LinTS, EpsilonGreedyLinear, AlwaysArmZero, ContextBits, UnitCosts])
 def test_each_wrapped_learner_is_certified_and_replicable(cls):
     # 10 pairs on fixed features (linear-gaussian, the block-sum path; LinTS draws at every act, so it
     # plays one step at a time there): certified, and the pairs part no more often than the exact
-    # binomial tail of rho = 0.1 allows.
+    # binomial tail of rho = 0.1 allows. Besides the textbook learners: one that reads its context's
+    # bits (it plays what the bits of the shared fixed features say, alike in both runs of a pair) and
+    # one that accepts costs in [0, 1] only (fed pseudo-costs clipped to the range it declares).
     report = replify.evaluate(replify.wrap(rho=0.1)(cls), "linear-gaussian", n=5, horizon=3000, pairs=10, seed=1,
                               progress=False, adversary_params=dict(d=3))
     assert report.claim == "certified"
@@ -403,33 +423,6 @@ def test_a_learner_that_amplifies_what_it_is_fed_keeps_the_certificate():
     assert report.claim == "certified" and parted < binomial_upper(150, report.params["rho_bound"]), parted
     assert parted > 0  # the amplifier does part where its feeds differ: the test can fail
 
-
-class ContextBits(TextbookLinUCB):
-    """A learner that reads its context's bits: the parity of the lowest mantissa bit of its features."""
-
-    def act(self, context):
-        super().act(context)
-        return int(np.frombuffer(np.ascontiguousarray(context, dtype=np.float64).tobytes(), np.uint64).sum() % self.n)
-
-
-class UnitCosts(TextbookLinUCB):
-    """A learner that accepts costs in [0, 1] only, and says so."""
-
-    cost_range = (0.0, 1.0)
-
-    def update(self, action, cost):
-        assert 0.0 <= cost <= 1.0, cost
-        super().update(action, cost)
-
-
-@pytest.mark.parametrize("cls", [ContextBits, UnitCosts])
-def test_learners_that_read_bits_or_bound_their_costs_are_fed_and_certified(cls):
-    # the context-bit reader plays what the bits of the shared fixed features say, alike in both runs of a
-    # pair; the bounded learner is fed pseudo-costs clipped to the range it declares
-    report = replify.evaluate(replify.wrap(rho=0.1)(cls), "linear-gaussian", n=4, horizon=3000, pairs=10, seed=2,
-                              progress=False, adversary_params=dict(d=3))
-    assert report.claim == "certified"
-    assert int((~report.identical).sum()) < binomial_upper(10, 0.1)
 
 
 class LateClock(TextbookLinUCB):
