@@ -248,7 +248,8 @@ class FactoryBuild:
 
 
 #: The options of :func:`replify.wrap` that a run may add to a wrapped class's (n and horizon come from the run).
-WRAP_OPTIONS = ("rho", "norm", "block_size", "blocks", "eps", "learner_params", "model", "cost_scale", "feature_bound")
+WRAP_OPTIONS = ("rho", "norm", "block_size", "blocks", "eps", "learner_params", "model", "cost_scale", "feature_bound",
+                "cost_center", "variance", "phases", "explore_share")
 
 
 class WrappedBuild:

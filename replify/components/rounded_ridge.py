@@ -22,9 +22,48 @@ E‖θ̂ − θ̂'‖₂ ≤ β/√N for two runs' independent samples, is deriv
 :func:`stability_constant` gives β for costs in [0, 1] (``rep-ridge``) or for costs of second
 moment at most M² (the conversion).
 
+**Centre.** The ridge fits c − b, b = ``cost_center`` (0 by default), and predicts ⟨z, θ⟩ + b: the
+greedy arm is the same for every b, but the stability below then pays the costs' second moment
+about b, E(c − b)² ≤ M², which for costs in [lo, hi] is ((hi − lo)/2)² about the midpoint against
+max(lo², hi²) about 0 (a quarter, for costs in [0, 1]).
+
 **Rounding.** θ̃_k = w_k(⌊θ̂_k/w_k − u⌋ + u + 1/2) with an offset u uniform on [0, 1)^p from R, and
-w_k = √p·β·D/(ρ·√N_k) (p the estimate's dimension, D the number of decisions), so that each
-decision's two roundings differ with probability at most ρ/D.
+w_k = √p·β·/(ρ_k·√N_k) (p the estimate's dimension, D the number of decisions, ρ_k = ρ/D the
+decision's share), so that each decision's two roundings differ with probability at most ρ_k.
+
+**The measured variance** (``variance="measured"``; ours). The stability constant β is linear in
+M, and M² enters the derivation only as a bound on μ_k = (1/N_k) Σ_j E(c_j − b)², the explored
+costs' mean second moment about b (each user's docstring: E Σ r_j² ≤ N μ, E‖θ̂‖² ≤ μ/λ₀ and
+E r′² ≤ 2μ(1 + L²/λ₀) hold with μ in place of M²). Where the costs are bounded, |c − b| ≤ M surely,
+μ_k can be measured on the samples the estimate reads and agreed on through R, as the off-policy
+overlap form agrees on its overlap (docs/offpolicy.md, "The overlap"):
+
+1. *An upper bound.* Y_j = (c_j − b)² ∈ [0, B], B = M², are independent given R, so with the floor
+   φ = B/q (q = ``MEASURED_FLOOR`` = 64: the width narrows at most 8×) Bernstein's inequality
+   (:func:`~replify.components.grid.bernstein_lower`) gives P(Ȳ ≤ (1 − t_k)μ_k) ≤ δ where μ_k ≥ φ, t_k
+   solving exp(−N_k t²/(2q(1 + t/3))) = δ, δ = ρ/(1000·D). So V_k⁺ = min(B, max(Ȳ/(1 − t_k), φ)) ≥ μ_k
+   but with probability δ a run (μ_k ≤ B surely; where μ_k < φ the floor holds it).
+2. *The width.* w₀ = √p·β(V_k⁺)/(ρ_k·√N_k), β(V) = β·(V/M²)^½, rounded up to the ladder
+   2^{h(j + v)} (:func:`~replify.components.grid.ladder_point`, h = ½, v uniform from R, one per
+   decision).
+3. *The ladder's charge.* Two runs' indices differ with probability at most E min(1,
+   |log₂(V⁺/V⁺′)|) over v. On the event both upper bounds hold, |ln V⁺ − ln V⁺′| ≤ |Ȳ − Ȳ′|/((1 −
+   t)·max(μ, φ)) (the max with φ and the min with B are 1-Lipschitz in the logarithm), and
+   E|Ȳ − Ȳ′| ≤ (2 Var Ȳ)^½ ≤ (2μ(B − μ)/N)^½ (Bhatia & Davis 2000, and the concavity of μ(B − μ) over
+   the samples' own means), whose ratio to max(μ, φ) is largest at μ = φ: the charge is
+   χ_k = 2δ + (2(q − 1)/N_k)^½ / ((1 − t_k) ln 2), 2δ for the events where a bound fails.
+
+   On the event both bounds hold and the indices agree, both runs round on one width, at least the
+   ladder point above √p·β(μ_k)/(ρ_k√N_k), a function of v alone; the offsets u are independent of
+   it and of the samples, so the cells part with probability at most ρ_k as in the declared form.
+   Decision k thus parts with probability at most ρ_k + χ_k, and the measured form gives it
+   ρ_k = ρ/D − χ_k (``params.shares``, ``params.charges``): **ρ ≤ Σ_k (ρ_k + χ_k) = ρ**. A decision
+   whose χ_k would take more than a quarter of ρ/D (few samples: χ_k ≈ 16/√N_k) keeps the declared
+   width (``params.measured``), which both runs know from N_k alone. Where the engine gives the
+   lanes cost sums without the squares (the block-sum path on fixed features), the declared width
+   is used too, at the decision's share ρ_k: a finer certificate than the bound says, never a
+   coarser one. What it buys: the ratio (μ_k/M²)^½, up to the ladder's step (a factor 1.19 on
+   average, √2 at most); nothing where the costs fill their range (0/1 costs about their midpoint).
 """
 
 from __future__ import annotations
@@ -37,6 +76,7 @@ import numpy as np
 
 from replify.base.checks import byte_size, check_int, check_positive, check_rho
 from replify.components.contextual import ContextLanes, ContextualLearner
+from replify.components.grid import bernstein_lower, ladder_point
 from replify.errors import InvalidArgumentError
 
 #: The default regulariser λ₀ and number of phases K (rep-ridge's docstring measures the choice).
@@ -52,6 +92,13 @@ RIDGE_BYTES = 4 * 2**30
 #: d = 3 000). Fixed per lane, so that a lane played alone and in a stack adds its samples in the
 #: same batches; below the Gram's own size wherever d ≥ 256.
 PENDING_ROWS = 256
+
+#: What bounds the costs' second moment in the stability constant: the declared M², or the explored
+#: costs' own, measured at each decision and agreed on through R (module docstring).
+VARIANCES = ("declared", "measured")
+
+#: The measured form's floor ratio q: V⁺ ≥ M²/q, so the width narrows at most √q = 8× (module docstring).
+MEASURED_FLOOR = 64.0
 
 
 @attrs.frozen(kw_only=True)
@@ -78,14 +125,23 @@ class RidgeParams:
     overrides: tuple[str, ...] = ()
     cost_scale: float | None = None
     guarantee: str = "iid"
+    cost_center: float = 0.0
+    variance: str = "declared"
+    #: per decision: whether its width is measured, its share ρ_k of ρ, the charge χ_k for agreeing
+    #: on the measured variance and Bernstein's t_k (module docstring, "The measured variance")
+    measured: tuple[bool, ...] = ()
+    shares: tuple[float, ...] = ()
+    charges: tuple[float, ...] = ()
+    tails: tuple[float, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return attrs.asdict(self)
 
     def widths(self, dim: int) -> np.ndarray:
-        """w_k for an estimate of dimension ``dim`` (module docstring)."""
-        decisions = len(self.samples)
-        return self.grid_scale * math.sqrt(dim) * self.beta * decisions / (self.rho * np.sqrt(np.asarray(self.samples, float)))
+        """w_k for an estimate of dimension ``dim`` in the declared form (module docstring); a
+        measured decision's width is this times (V⁺/M²)^½, on the ladder."""
+        shares = np.asarray(self.shares or (self.rho / max(len(self.samples), 1),) * len(self.samples), float)
+        return self.grid_scale * math.sqrt(dim) * self.beta / (shares * np.sqrt(np.asarray(self.samples, float)))
 
 
 def phase_schedule(horizon: int, phases: int, explore: float) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
@@ -110,11 +166,31 @@ def stability_constant(lam: float, feature_bound: float, cost_scale: float | Non
         return math.inf
 
 
+def measured_charges(samples: Sequence[int], rho: float) -> tuple[tuple[bool, ...], tuple[float, ...],
+                                                                    tuple[float, ...], tuple[float, ...]]:
+    """Per decision reading N_k ``samples``: whether its width is measured, its share ρ_k, the
+    charge χ_k and Bernstein's t_k (module docstring, "The measured variance")."""
+    decisions = len(samples)
+    if not decisions:
+        return (), (), (), ()
+    q, delta, each = MEASURED_FLOOR, rho / (1000.0 * decisions), rho / decisions
+    tails = tuple(bernstein_lower(int(m), q, delta) for m in samples)
+    charges = tuple(2.0 * delta + math.sqrt(2.0 * (q - 1.0) / m) / ((1.0 - t) * math.log(2.0)) if t < 1.0 else math.inf
+                    for m, t in zip(samples, tails))
+    measured = tuple(c <= each / 4.0 for c in charges)
+    charges = tuple(c if on else 0.0 for c, on in zip(charges, measured))
+    return measured, tuple(each - c for c in charges), charges, tails
+
+
 def ridge_parameters(*, horizon: int, n: int, rho: float, phases: int | None = None, explore: float | None = None,
                      lam: float | None = None, feature_bound: float | None = None, grid_scale: float | None = None,
-                     cost_scale: float | None = None) -> RidgeParams:
+                     cost_scale: float | None = None, cost_center: float | None = None,
+                     variance: str | None = None) -> RidgeParams:
     """The schedule and bound for (T, n, ρ); the defaults certify iid ρ-replicability. With
-    ``cost_scale=M`` the stability constant is the one for costs of second moment at most M²."""
+    ``cost_scale=M`` the stability constant is the one for costs whose second moment about
+    ``cost_center`` b (0) is at most M²; with ``variance="measured"`` each decision's width is set by
+    the explored costs' own second moment about b, for costs with |c − b| ≤ M (module docstring;
+    without ``cost_scale``, costs in [0, 1]: b = M = ½)."""
     rho = check_rho(rho)
     horizon, n = check_int("horizon", horizon, minimum=1), check_int("n", n, minimum=2)
     given = {"phases": phases, "explore": explore, "lam": lam, "feature_bound": feature_bound, "grid_scale": grid_scale}
@@ -127,6 +203,18 @@ def ridge_parameters(*, horizon: int, n: int, rho: float, phases: int | None = N
     bound_l = 1.0 if feature_bound is None else check_positive("feature_bound", feature_bound)
     scale = 1.0 if grid_scale is None else check_positive("grid_scale", grid_scale)
     m = None if cost_scale is None else check_positive("cost_scale", cost_scale)
+    form = "declared" if variance is None else variance
+    if form not in VARIANCES:
+        raise InvalidArgumentError(f"variance must be one of {VARIANCES} (the declared bound on the costs' second moment, "
+                                   f"or the explored costs' own, measured); got {variance!r}")
+    center = 0.0 if cost_center is None else float(cost_center)
+    if not math.isfinite(center):
+        raise InvalidArgumentError(f"cost_center must be a finite number (the ridge fits the costs less it); got {cost_center!r}")
+    if m is None and (form == "measured" or cost_center is not None):
+        if cost_center is not None and center != 0.5:
+            raise InvalidArgumentError(f"cost_center={center:g} needs cost_scale (the bound on the costs' distance from it); "
+                                       "without it the costs lie in [0, 1], about their midpoint 0.5")
+        m, center = 0.5, 0.5  # costs in [0, 1]: the second-moment form about their midpoint
     starts, explores, samples = phase_schedule(horizon, k, f)
     beta = stability_constant(lam0, bound_l, m)
     if not math.isfinite(horizon * lam0):
@@ -142,10 +230,15 @@ def ridge_parameters(*, horizon: int, n: int, rho: float, phases: int | None = N
             f"number > 0 whose inverse is finite too (the grid widths are proportional to it): {why} (float64 cannot "
             "hold them; the defaults are lam=30, feature_bound=1)"
         )
-    bound = rho / scale if samples else 0.0
+    if form == "measured":
+        measured, shares, charges, tails = measured_charges(samples, rho)
+    else:
+        measured, shares, charges, tails = (False,) * len(samples), (rho / len(samples),) * len(samples) if samples else (), (0.0,) * len(samples), ()
+    bound = (rho / scale if form == "declared" else sum(shares) / scale + sum(charges)) if samples else 0.0
     params = RidgeParams(horizon=horizon, n=n, rho=rho, phases=k, explore=f, lam=lam0, feature_bound=bound_l,
                          grid_scale=scale, starts=starts, explores=explores, samples=samples, beta=beta, rho_bound=bound,
-                         certified=bound <= rho * (1 + 1e-12), overrides=overrides, cost_scale=m)
+                         certified=bound <= rho * (1 + 1e-12), overrides=overrides, cost_scale=m, cost_center=center,
+                         variance=form, measured=measured, shares=shares, charges=charges, tails=tails)
     check_widths(params, 1)  # the features' d comes later; the widths grow with sqrt(d)
     return params
 
@@ -196,6 +289,11 @@ class RoundedRidgeLanes(ContextLanes):
         self._pending = (np.zeros((self.lanes, held), np.int64), np.zeros((self.lanes, held, d)), np.zeros((self.lanes, held)))
         self._held = 0
         self.b = np.zeros((self.lanes, k, d))
+        # Σ (c − b)² over the explored samples, for the measured variance; unknown (NaN) once a sum of
+        # costs came without its squares (the block-sum path)
+        self.squares = np.zeros(self.lanes)
+        #: per decision, each lane's width and whether it was measured (module docstring)
+        self.decided_widths: list[tuple[np.ndarray, bool]] = []
         self.rounded = np.zeros((self.lanes, k, d))
         self.widths = check_widths(self.params, k * d, self.label,
                                    f"d={d} features" + (f" (one estimate per arm: dimension {k * d})" if k > 1 else ""))
@@ -234,9 +332,29 @@ class RoundedRidgeLanes(ContextLanes):
             return np.full(self.lanes, self.explored_arm(), dtype=np.int64)
         return np.argmin(self.scores(self._x), axis=1)
 
-    def add_samples(self, arms: np.ndarray, x: np.ndarray, weights: np.ndarray, sums: np.ndarray) -> None:
+    def check_costs(self, costs: np.ndarray, step: int) -> None:
+        """In the measured form, refuse a cost farther than M from the centre b (its certificate
+        assumes |c − b| ≤ M surely, module docstring)."""
+        p = self.params
+        if p.variance != "measured":
+            return
+        far = np.abs(np.asarray(costs, dtype=np.float64) - p.cost_center)
+        if np.nanmax(far, initial=0.0) > p.cost_scale * (1.0 + 1e-12):
+            raise InvalidArgumentError(
+                f"{self.label}: a cost {np.nanmax(far):.6g} from cost_center={p.cost_center:g} at step {step}, beyond "
+                f"cost_scale={p.cost_scale:g}: variance='measured' assumes costs within [{p.cost_center - p.cost_scale:g}, "
+                f"{p.cost_center + p.cost_scale:g}] (declare a wider cost_scale, or use variance='declared')")
+
+    def add_samples(self, arms: np.ndarray, x: np.ndarray, weights: np.ndarray, sums: np.ndarray,
+                    squares: np.ndarray | None = None) -> None:
         """Add exploration statistics: for each lane i and entry j, ``weights[i, j]`` samples of
-        arm ``arms[i, j]`` with features ``x[i, j]`` (d,) whose costs sum to ``sums[i, j]``."""
+        arm ``arms[i, j]`` with features ``x[i, j]`` (d,) whose costs sum to ``sums[i, j]`` and
+        whose squared distances from the centre b sum to ``squares[i, j]`` (None where the engine
+        gives sums alone: the measured variance is then unknown)."""
+        center = self.params.cost_center
+        if center:
+            sums = sums - center * weights  # the ridge fits c − b (module docstring, "Centre")
+        self.squares = self.squares + (np.nan if squares is None else np.sum(squares, axis=1))
         block = arms if self.model == "disjoint" else np.zeros_like(arms)
         # each block's statistics as Xᵀ W X and Xᵀ s, batched matmuls over the entries: never one d × d
         # outer product per entry (a bootstrapped data set's support has R·n entries: digits' 17 970 at
@@ -248,6 +366,7 @@ class RoundedRidgeLanes(ContextLanes):
 
     def _learn(self, arms: np.ndarray, x: np.ndarray, costs: np.ndarray) -> None:
         if self._exploring():  # held, then folded in by batches (PENDING_ROWS)
+            self.check_costs(costs, self.t + 1)
             held_arms, held_x, held_costs = self._pending
             j = self._held
             held_arms[:, j], held_x[:, j], held_costs[:, j] = arms, x, costs
@@ -260,7 +379,9 @@ class RoundedRidgeLanes(ContextLanes):
         """Add the held exploration samples to the statistics."""
         j, (held_arms, held_x, held_costs) = self._held, self._pending
         if j:
-            self.add_samples(held_arms[:, :j], held_x[:, :j], np.ones((self.lanes, j)), held_costs[:, :j])
+            costs = held_costs[:, :j]
+            self.add_samples(held_arms[:, :j], held_x[:, :j], np.ones((self.lanes, j)), costs,
+                             (costs - self.params.cost_center) ** 2)
             self._held = 0
 
     def advanced(self, t: int) -> None:
@@ -275,12 +396,28 @@ class RoundedRidgeLanes(ContextLanes):
         samples = self.params.samples[k]
         d = self.d
         theta = np.linalg.solve(self.gram + self.params.lam * samples * np.eye(d), self.b[..., None])[..., 0]
-        w = self.widths[k]
+        w, measured = np.full(self.lanes, self.widths[k]), bool(self.params.measured[k]) if self.params.measured else False
+        if measured:
+            w = self._measured_width(k, w)
+            measured = bool(np.isfinite(self.squares).all())
         blocks = self.gram.shape[1]
         offset = np.stack([r.random(blocks * d) for r in self.rngs]).reshape(theta.shape)  # from R: shared by a pair
-        self.rounded = w * (np.floor(theta / w - offset) + offset + 0.5)
+        w3 = w[:, None, None]
+        self.rounded = w3 * (np.floor(theta / w3 - offset) + offset + 0.5)
+        self.decided_widths.append((w, measured))
         self._phase = k + 1
         self._explore_until = int(self._starts[k + 1] + self.params.explores[k + 1])
+
+    def _measured_width(self, k: int, declared: np.ndarray) -> np.ndarray:
+        """Decision k's widths in the measured form (module docstring, "The measured variance"): the
+        declared width times (V⁺/M²)^½, rounded up on the ladder of an offset v from R; the declared
+        width where the squares are unknown."""
+        p = self.params
+        v = np.array([r.random() for r in self.rngs])  # the ladder's offset, from R (drawn in either case)
+        bound = p.cost_scale**2
+        upper = np.minimum(bound, np.maximum(self.squares / p.samples[k] / (1.0 - p.tails[k]), bound / MEASURED_FLOOR))
+        return np.array([ladder_point(w0 * math.sqrt(u / bound), vi)[0] if math.isfinite(u) else w0
+                         for w0, u, vi in zip(declared, upper, v)])  # a loop over the lanes
 
     def policy(self) -> np.ndarray:
         if self.d is None:
@@ -335,7 +472,9 @@ class RoundedRidgeLearner(ContextualLearner):
                                        f"the {self._stretch} steps of the stretch; got {k.shape}")
         if lane._exploring():
             arm, row = np.nonzero(k)
-            lane.add_samples(arm[None], x[row, arm][None], k[arm, row][None].astype(np.float64),
-                             (k[arm, row] * np.asarray(costs, dtype=np.float64)[arm, row])[None])
+            c = np.asarray(costs, dtype=np.float64)[arm, row]  # a row's cost is fixed by the row: its square too
+            lane.check_costs(c, lane.t + 1)
+            lane.add_samples(arm[None], x[row, arm][None], k[arm, row][None].astype(np.float64), (k[arm, row] * c)[None],
+                             (k[arm, row] * (c - lane.params.cost_center) ** 2)[None])
         lane.t += self._stretch
         lane.advanced(lane.t)

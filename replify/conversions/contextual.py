@@ -119,12 +119,19 @@ MODELS = ("shared", "disjoint")
 class ContextualOptions:
     """The contextual conversion's options (:func:`replify.wrap`'s, for a contextual learner):
     ``model`` (``"shared"`` or ``"disjoint"``; the learner's ``model`` attribute by default),
-    ``cost_scale`` M (1), ``feature_bound`` L (1), ``feed_rows`` (the pseudo-rows fed to the learner
-    at each decision; module docstring) and ``learner_params``."""
+    ``cost_scale`` M (1), ``cost_center`` b (0), ``variance`` (``"declared"``: M² bounds the costs'
+    second moment about b; ``"measured"``: the explored costs' own, for costs within M of b),
+    ``feature_bound`` L (1), ``phases`` K (3) and ``explore_share`` f (0.1) of the schedule,
+    ``feed_rows`` (the pseudo-rows fed to the learner at each decision; module docstring) and
+    ``learner_params``."""
 
     model: str | None = None
     cost_scale: float | None = None
+    cost_center: float | None = None
+    variance: str | None = None
     feature_bound: float | None = None
+    phases: int | None = None
+    explore_share: float | None = None
     feed_rows: int | None = None
     learner_params: Mapping[str, Any] | None = None
 
@@ -141,17 +148,22 @@ def build(learner: Resolved, *, n: int, horizon: int, rho: float, seed: Seed,
         learner.factory, n=n, horizon=horizon, rho=rho, seed=seed, model=options.model,
         cost_scale=options.cost_scale, feature_bound=options.feature_bound,
         learner_params=options.learner_params, name=learner.name, feed_rows=options.feed_rows,
+        cost_center=options.cost_center, variance=options.variance, phases=options.phases,
+        explore_share=options.explore_share,
     )
 
 
 def conversion_parameters(*, horizon: int, n: int, rho: float, cost_scale: float | None = None,
                           feature_bound: float | None = None, phases: int | None = None, explore: float | None = None,
-                          lam: float | None = None, grid_scale: float | None = None) -> RidgeParams:
+                          lam: float | None = None, grid_scale: float | None = None, cost_center: float | None = None,
+                          variance: str | None = None) -> RidgeParams:
     """The conversion's schedule and certificate (module docstring): M = ``cost_scale`` (1 by
-    default), L = ``feature_bound`` (1 by default); the other knobs as ``rep-ridge``'s."""
+    default) about b = ``cost_center`` (0), L = ``feature_bound`` (1 by default), ``variance``
+    declared or measured; the other knobs as ``rep-ridge``'s."""
     return ridge_parameters(horizon=horizon, n=n, rho=rho, phases=phases, explore=explore, lam=lam,
                             feature_bound=feature_bound, grid_scale=grid_scale,
-                            cost_scale=1.0 if cost_scale is None else cost_scale)
+                            cost_scale=1.0 if cost_scale is None else cost_scale,
+                            cost_center=0.0 if cost_center is None else cost_center, variance=variance)
 
 
 def model_of(learner: Any, model: str | None) -> str:
@@ -341,7 +353,8 @@ class ReplicableContextual(RoundedRidgeLearner):
     def __init__(self, factory: Callable[..., Any], *, n: int, horizon: int, rho: float, seed: Seed,
                  model: str | None = None, cost_scale: float | None = None, feature_bound: float | None = None,
                  learner_params: Mapping[str, Any] | None = None, name: str | None = None,
-                 feed_rows: int | None = None) -> None:
+                 feed_rows: int | None = None, cost_center: float | None = None, variance: str | None = None,
+                 phases: int | None = None, explore_share: float | None = None) -> None:
         n, horizon = check_int("n", n, minimum=2), check_int("horizon", horizon, minimum=1)
         self.name = name or getattr(factory, "__qualname__", None) or type(factory).__name__
         self.seed = seed_sequence(seed)
@@ -358,7 +371,8 @@ class ReplicableContextual(RoundedRidgeLearner):
                                        "wraps learners that declare problem = 'contextual'")
         self.model = model_of(self.internal, model)
         self.params = conversion_parameters(horizon=horizon, n=n, rho=rho, cost_scale=cost_scale,
-                                            feature_bound=feature_bound)
+                                            feature_bound=feature_bound, cost_center=cost_center, variance=variance,
+                                            phases=phases, explore=explore_share)
         self.rho = self.params.rho
         if feed_rows is not None:
             feed_rows = check_int("feed_rows", feed_rows, minimum=1)

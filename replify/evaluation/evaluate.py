@@ -302,27 +302,32 @@ def _noise_checked(params: Mapping[str, Any] | None, seq: Any) -> Mapping[str, A
 
 
 def _moment_checked(params: Mapping[str, Any] | None, seq: Any) -> Mapping[str, Any] | None:
-    """A certificate that assumes E[c² | context] ≤ M² (``cost_scale`` among the learner's
-    parameters: the contextual conversion of ``replify.wrap``) holds only where the adversary's costs
-    are known to qualify: its declared ``cost_bounds`` lie in [−M, M], or the bound on E[c² | context]
-    it declares (``cost_second_moment``) is at most M². Else the certificate is void, and the report
-    says so."""
+    """A certificate that assumes E[(c − b)² | context] ≤ M² (``cost_scale`` M and ``cost_center`` b
+    among the learner's parameters: the contextual conversion of ``replify.wrap``, ``rep-ridge``'s
+    centred forms) holds only where the adversary's costs are known to qualify: its declared
+    ``cost_bounds`` lie in [b − M, b + M], or (b = 0, the declared form) the bound on E[c² | context]
+    it declares (``cost_second_moment``) is at most M². The measured form assumes |c − b| ≤ M
+    surely, which only ``cost_bounds`` says. Else the certificate is void, and the report says so."""
     if not params or not params.get("certified") or params.get("cost_scale") is None:
         return params
-    m = float(params["cost_scale"])
+    m, b = float(params["cost_scale"]), float(params.get("cost_center") or 0.0)
+    measured = params.get("variance") == "measured"
     bounds, moment = declared_bounds(seq), declared_second_moment(seq)  # a malformed one (NaN, say) is refused
-    if bounds is not None and max(abs(float(bounds[0])), abs(float(bounds[1]))) <= m:
+    if bounds is not None and b - m <= float(bounds[0]) and float(bounds[1]) <= b + m:
         return params
-    if moment is not None and float(moment) <= m * m:
+    if moment is not None and b == 0.0 and not measured and float(moment) <= m * m:
         return params
-    said = (f"declares cost_second_moment {float(moment):g} > cost_scale² = {m * m:g}" if moment is not None else
-            f"declares cost_bounds {tuple(bounds)}, outside [-{m:g}, {m:g}]" if bounds is not None else
+    assumed = (f"costs within [{b - m:g}, {b + m:g}]" if measured else
+               f"E[(c - {b:g})^2 | context] <= {m * m:g}" if b else f"E[c^2 | context] <= {m * m:g}")
+    said = (f"declares cost_bounds {tuple(bounds)}, outside [{b - m:g}, {b + m:g}]" if bounds is not None else
+            f"declares cost_second_moment {float(moment):g} > cost_scale² = {m * m:g}" if moment is not None and not measured and b == 0.0 else
+            f"declares cost_second_moment {float(moment):g} but no cost_bounds, which this certificate needs" if moment is not None else
             "declares neither cost_bounds nor cost_second_moment, so its costs' second moment could be any")
-    warnings.warn(f"the learner's certificate assumes E[c^2 | context] <= cost_scale^2 = {m * m:g}, but "
+    warnings.warn(f"the learner's certificate assumes {assumed} (cost_scale={m:g}, cost_center={b:g}), but "
                   f"{type(seq).__name__} {said}: rho is measured, not certified (wrap with a larger cost_scale, or "
                   "declare the adversary's cost_bounds or cost_second_moment)", ReplifyWarning, stacklevel=4)
     return {**params, "certified": False,
-            "certificate_note": f"void: it assumes E[c^2 | context] <= {m * m:g}; {type(seq).__name__} {said}"}
+            "certificate_note": f"void: it assumes {assumed}; {type(seq).__name__} {said}"}
 
 
 def _check_sequence(seq: Any, *, n: int, horizon: int, label: str) -> None:

@@ -17,7 +17,8 @@ from replify.base.randomness import Seed, seed_sequence
 from replify.errors import InvalidArgumentError
 from replify.evaluation.report import Report
 from replify.offpolicy.log import Log
-from replify.offpolicy.select import LADDER_STEP, Replicable, _baseline, _width
+from replify.components.grid import LADDER_STEP
+from replify.offpolicy.select import Replicable, _baseline, _width
 
 
 #: The quadrature points over the ladder's offset v in :func:`parting_probability` (midpoints).

@@ -166,6 +166,7 @@ import attrs
 import numpy as np
 
 from replify.base.randomness import Seed, seed_sequence
+from replify.components.grid import bernstein_lower, ladder_point
 from replify.errors import InvalidArgumentError
 from replify.offpolicy.log import Log, policy_probabilities, unlogged_arms
 from replify.offpolicy.policies import probabilities_on
@@ -455,19 +456,10 @@ def _half_range(lo: float, hi: float) -> float:
     return float(np.nextafter(np.nextafter(max(hi - b, b - lo), np.inf), np.inf))
 
 
-#: The step h of the width's ladder, in log₂ units (module docstring: a ladder of ratio √2).
-LADDER_STEP = 0.5
-
-
 def _width(raw: float, v: float, ladder: bool) -> tuple[float, int | None]:
     """The grid's width and its ladder index: ``raw`` rounded up to the ladder 2^{h(k + v)} (v from
     R), or ``raw`` itself where the least size was declared (module docstring)."""
-    if not ladder:
-        return raw, None
-    k = math.ceil(math.log2(raw) / LADDER_STEP - v)
-    if 2.0 ** (LADDER_STEP * (k + v)) < raw:  # the logarithm's last bit: never a width below the raw one
-        k += 1
-    return 2.0 ** (LADDER_STEP * (k + v)), k
+    return ladder_point(raw, v) if ladder else (raw, None)
 
 
 def _finite(log: Log, what: str, value: Any, lo: float, hi: float) -> None:
@@ -484,9 +476,7 @@ def overlap_charge(rows: int, min_propensity: float, rho: float) -> tuple[float,
     exp(−N t²/(2Q(1 + t/3))) = δ (Q = 1/p_min), and the ladder's charge
     [(Q − 1)/(2√Q)·√(2/N)/(1 − t) + 2δ ln Q]/ln 2 (Var G by Bhatia & Davis); returns (δ, t, charge)."""
     q, delta = 1.0 / min_propensity, rho / 1000.0
-    big_l = math.log(1.0 / delta)
-    a = 2.0 * q * big_l / 3.0
-    t = (a + math.sqrt(a * a + 8.0 * rows * q * big_l)) / (2.0 * rows)
+    t = bernstein_lower(rows, q, delta)
     charge = ((q - 1.0) / (2.0 * math.sqrt(q)) * math.sqrt(2.0 / rows) / (1.0 - t) + 2.0 * delta * math.log(q)) / math.log(2.0) if t < 1.0 else math.inf
     return delta, t, charge
 
