@@ -35,6 +35,7 @@ from replify.plugins.registry import (Registry, adversaries, check_pending, conv
 from replify.plugins.specs import AdversarySpec, ConversionSpec, DistributionSequence, Learner, LearnerSpec
 from replify.base.randomness import Streams
 from replify.conversions import ReplicableBandit, ReplicableContextual, ReplicableLearner
+from replify.components.rounded_ridge import HorizonPlan, horizon_for, planned_cost
 from replify.wrapper import ReplicableFactory, wrap
 
 # modules and names that moved keep their old import paths, with a DeprecationWarning (replify._moved)
@@ -47,6 +48,7 @@ __all__ = [
     "ConversionSpec",
     "DistributionSequence",
     "FrameworkParams",
+    "HorizonPlan",
     "Learner",
     "LearnerSpec",
     "Registry",
@@ -69,9 +71,11 @@ __all__ = [
     "evaluate",
     "hookimpl",
     "hookspec",
+    "horizon_for",
     "learners",
     "make",
     "make_adversary",
+    "planned_cost",
     "registry",
     "stress",
     "sweep",

@@ -226,7 +226,11 @@ def wrap(
     (1), the derivation in that module's docstring (docs/contextual.md, "Your own contextual learner
     made replicable"). It takes ``n``, ``horizon``, ``rho``, ``seed``, ``learner_params``, ``model``,
     ``cost_scale``, ``feature_bound`` and ``feed_rows`` (the pseudo-rows fed to the learner at each
-    decision); the other options belong to the experts and bandit forms.
+    decision), and as keywords ``cost_center`` (b: the bound is then on E[(c − b)² | context]),
+    ``variance="measured"`` (each decision's grid set by the explored costs' own second moment about
+    b, agreed on through R; for costs within ``cost_scale`` of b), ``phases`` and ``explore_share``
+    (the schedule: docs/contextual.md, "The measured variance, the centre and the schedule"); the
+    other options belong to the experts and bandit forms.
     """
     options = {
         k: v

@@ -167,7 +167,8 @@ def cmd_offpolicy(args: argparse.Namespace) -> int:
             interval = "no interval" if e.interval is None else \
                 f"{e.confidence:.0%} [{e.interval[0]:.5g}, {e.interval[1]:.5g}]"
             truth = "" if e.true_value is None else f"   true {e.true_value:.5g}"
-            print(f"  {ref:<28} {name:<6} {e.value:.5g}   {interval}{truth}")
+            label = name if e.lam is None else f"{name} lam={e.lam:g}"
+            print(f"  {ref:<28} {label:<6} {e.value:.5g}   {interval}{truth}")
             if e.caveat:
                 print(f"    note: {e.caveat}")
             if name not in kinds.setdefault(e.kind, []):

@@ -69,7 +69,7 @@ overlap form agrees on its overlap (docs/offpolicy.md, "The overlap"):
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import attrs
 import numpy as np
@@ -478,3 +478,123 @@ class RoundedRidgeLearner(ContextualLearner):
                              (k[arm, row] * (c - lane.params.cost_center) ** 2)[None])
         lane.t += self._stretch
         lane.advanced(lane.t)
+
+
+#: E over v of the ladder point above a raw width, over the raw width: (2^h − 1)/(h ln 2) for h = ½.
+LADDER_MEAN = (2.0**0.5 - 1.0) / (0.5 * math.log(2.0))
+
+
+def support_of(adversary: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """An adversary's finite support as (contexts (R, n, d), costs (R, n), weights (R,)): its
+    ``context_support()`` and ``support_weights`` (uniform where it declares none), or the three
+    arrays themselves."""
+    if isinstance(adversary, tuple) and len(adversary) == 3:
+        x, c, w = (np.asarray(a, dtype=np.float64) for a in adversary)
+    else:
+        support = getattr(adversary, "context_support", None)
+        if not callable(support):
+            raise InvalidArgumentError(f"expected an adversary of finite support (one with context_support(), as "
+                                       f"classification-bandit) or (contexts, costs, weights); got {type(adversary).__name__}")
+        x, c = (np.asarray(a, dtype=np.float64) for a in support()[:2])
+        given = getattr(adversary, "support_weights", None)
+        w = np.full(x.shape[0], 1.0 / x.shape[0]) if given is None else np.asarray(given, dtype=np.float64)
+    if x.ndim != 3 or c.shape != x.shape[:2] or w.shape != x.shape[:1]:
+        raise InvalidArgumentError(f"a finite support is contexts (R, n, d), costs (R, n) and weights (R,); got shapes "
+                                   f"{x.shape}, {c.shape} and {w.shape}")
+    return x, c, w
+
+
+def population_estimate(adversary: Any, *, lam: float = DEFAULT_LAM, center: float = 0.0,
+                        model: str = "shared") -> np.ndarray:
+    """The limit of the ridge estimate on many explored samples of an adversary of finite support:
+    θ* = (λ₀I + E zzᵀ)⁻¹ E[z(c − b)], z the explored arm's features (every arm alike, as round-robin
+    and uniform exploration play them), shape (blocks, d) as the lanes hold θ̃."""
+    x, c, w = support_of(adversary)
+    n = x.shape[1]
+    if model == "shared":
+        gram = np.einsum("r,rnd,rne->de", w, x, x) / n
+        cz = np.einsum("r,rnd,rn->d", w, x, c - center) / n
+        return np.linalg.solve(lam * np.eye(x.shape[2]) + gram, cz)[None]
+    gram = np.einsum("r,rnd,rne->nde", w, x, x) / n  # one block per arm, each seen a 1/n share of the time
+    cz = np.einsum("r,rnd,rn->nd", w, x, c - center) / n
+    return np.linalg.solve(lam * np.eye(x.shape[2])[None] + gram, cz[..., None])[..., 0]
+
+
+def planned_cost(adversary: Any, params: RidgeParams, *, model: str = "shared", draws: int = 64,
+                 seed: int = 0) -> float:
+    """The mean cost per step the schedule ``params`` is expected to pay on an adversary of finite
+    support (measured against runs in docs/contextual.md, "How long a horizon"; not certified): the
+    exploring steps pay the arms' mean cost; phase k's committed steps the cost of the greedy policy
+    of θ* rounded on decision k's grid, averaged over ``draws`` offsets. It neglects the estimate's
+    own noise (at most ρ/(D√p) of a cell, by the stability bound) and prices the measured form's
+    width at its expected ladder point, the declared width times (max(μ, M²/q)/M²)^½·1.195."""
+    x, c, w = support_of(adversary)
+    theta = population_estimate((x, c, w), lam=params.lam, center=params.cost_center, model=model)
+    widths = params.widths(theta.size)
+    if params.variance == "measured":
+        mu = float(np.einsum("r,rn->", w, (c - params.cost_center) ** 2) / x.shape[1])
+        bound = params.cost_scale**2
+        widths = np.where(params.measured, widths * math.sqrt(min(1.0, max(mu, bound / MEASURED_FLOOR) / bound)) * LADDER_MEAN,
+                          widths)
+    rng = np.random.default_rng(seed)
+    ends = params.starts[1:] + (params.horizon,)
+    total = float(np.sum(params.explores)) * float(w @ c.mean(axis=1))
+    for k, (start, end) in enumerate(zip(params.starts[1:], ends[1:])):  # a loop over the decisions
+        committed = end - start - params.explores[k + 1]
+        cost = 0.0
+        for _ in range(draws):  # a loop over the offsets drawn
+            u = rng.random(theta.shape)
+            rounded = widths[k] * (np.floor(theta / widths[k] - u) + u + 0.5)
+            scores = np.einsum("rnd,d->rn", x, rounded[0]) if model == "shared" else np.einsum("rnd,nd->rn", x, rounded)
+            cost += float(w @ c[np.arange(x.shape[0]), np.argmin(scores, axis=1)])
+        total += committed * cost / draws
+    return total / params.horizon
+
+
+@attrs.frozen(kw_only=True)
+class HorizonPlan:
+    """The least horizon on a quarter-decade grid whose schedule :func:`planned_cost` expects to pay at
+    most ``target`` per step (``horizon``; None where none up to ``largest`` does), the cost planned
+    there (``cost``), and what every horizon tried was planned to cost (``tried``: (T, cost) pairs)."""
+
+    horizon: int | None
+    cost: float | None
+    target: float
+    tried: tuple[tuple[int, float], ...]
+
+
+def horizon_for(adversary: Any, *, target: float, rho: float | None = None,
+                parameters: Callable[[int], RidgeParams] | None = None, model: str = "shared", largest: float = 1e16,
+                draws: int = 16, **schedule: Any) -> HorizonPlan:
+    """The horizon a rounded-ridge schedule needs to pay at most ``target`` per step on an adversary of
+    finite support, by :func:`planned_cost` (not certified: a plan, checked against runs in
+    docs/contextual.md, "How long a horizon"): a bisection over T = 10^{j/4} up to ``largest``.
+    ``parameters(T)`` is the schedule at T — by default rep-ridge's, :func:`ridge_parameters` with
+    ``rho`` and ``schedule`` (``phases``, ``explore``, ``variance``, ...); the contextual conversion's
+    is ``replify.conversions.contextual.conversion_parameters``. The planned cost falls with T (a finer
+    grid at every decision) to the exploration's floor; a target below the floor has no horizon."""
+    target = float(target)
+    if parameters is None:
+        if rho is None:
+            raise InvalidArgumentError("horizon_for() needs rho (for rep-ridge's schedule) or parameters= (a function "
+                                       "of the horizon returning the schedule); got neither")
+        arms = support_of(adversary)[0].shape[1]
+        parameters = lambda horizon: ridge_parameters(horizon=horizon, n=arms, rho=rho, **schedule)  # noqa: E731
+    grid = [int(round(10 ** (j / 4))) for j in range(8, int(4 * math.log10(largest)) + 1)]
+    memo: dict[int, float] = {}
+
+    def cost(j: int) -> float:
+        if j not in memo:
+            memo[j] = planned_cost(adversary, parameters(grid[j]), model=model, draws=draws)
+        return memo[j]
+
+    lo, hi = 0, len(grid) - 1
+    if cost(hi) > target:
+        return HorizonPlan(horizon=None, cost=None, target=target, tried=tuple((grid[j], memo[j]) for j in sorted(memo)))
+    while lo < hi:  # the least j whose plan meets the target
+        mid = (lo + hi) // 2
+        if cost(mid) <= target:
+            hi = mid
+        else:
+            lo = mid + 1
+    return HorizonPlan(horizon=grid[lo], cost=cost(lo), target=target, tried=tuple((grid[j], memo[j]) for j in sorted(memo)))

@@ -85,6 +85,13 @@ certified", with the reason). Its attacks (ties, duplicated and collinear arms, 
 declared scale, the estimate's largest variance) and bound ÷ measured are in
 ``tests/algorithms/test_contextual_wrap.py`` and docs/contextual.md.
 
+**Centre, measured variance, schedule.** ``cost_center`` b makes (iii) a bound on E[(c − b)² | x]
+(the ridge fits c − b: the derivation above with c − b for c; the feed carries the estimate of c − b,
+a shift that leaves every arm's order alone); ``variance="measured"`` sets each decision's width by
+the explored costs' own second moment about b, agreed on through R, for costs within M of b surely
+(:mod:`replify.components.rounded_ridge`, "The measured variance": its charge is taken from each
+decision's share, so the bound stays ρ); ``phases`` and ``explore_share`` set the schedule.
+
 **Regret** (not certified): phase 0 (a quarter of T with the default K = 3) and a share f of every
 later phase explore; the committed steps cost what the learner's policy on the rounded ridge
 estimate loses (a LinUCB's optimism on the feed's confidence, the estimate's shrinkage towards 0 by

@@ -130,7 +130,9 @@ def test_what_the_command_is_told_is_said_back_as_given(tmp_path, capsys, monkey
     assert main([*simulated, "--rows", "300", "--policy", "../elsewhere/pols.py:first"]) == 0
     out, err = capsys.readouterr()
     assert "imports 1 file from outside the working folder" in err and "../elsewhere/pols.py" in err
-    assert out.count("central limit theorem") == 1  # what the intervals are, said once
+    kinds = [line for line in out.splitlines() if line.startswith("  (")]
+    # what the intervals are, each said once: the normal one, and the normal one of a lam tuned on the log
+    assert len(kinds) == len(set(kinds)) and out.count("central limit theorem") == 2
     assert main([*simulated, "--rows", "100000000", "--policy", "../elsewhere/pols.py:first"]) == 2
     assert "--rows 100,000,000: a simulated log of 3 arms" in (err := capsys.readouterr().err) and "GiB" in err
     with pytest.raises(SystemExit):
