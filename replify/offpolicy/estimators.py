@@ -268,18 +268,11 @@ def estimate(log: Log, policy: Callable[[np.ndarray], Any], estimator: str = "ip
             direct, err = np.zeros_like(c), c  # IPS's family: the cost model is 0
         if tuned:
             lam = _tune(log, estimator, w, direct, err)
-        if estimator == "snips":
+        if estimator in ("snips", "sndr"):  # SNIPS is SNDR with the cost model 0
             mean_w = log.mean(w)
             if mean_w <= 0.0:
-                raise InvalidArgumentError(f"snips: the policy gives probability 0 to every logged action of {log.name}; "
-                                           "its self-normalised estimate is undefined")
-            value = log.mean(w * c) / mean_w
-            terms = w * (c - value) / mean_w
-        elif estimator == "sndr":
-            mean_w = log.mean(w)
-            if mean_w <= 0.0:
-                raise InvalidArgumentError(f"sndr: the policy gives probability 0 to every logged action of {log.name}; "
-                                           "its self-normalised correction is undefined")
+                raise InvalidArgumentError(f"{estimator}: the policy gives probability 0 to every logged action of "
+                                           f"{log.name}; its self-normalised estimate is undefined")
             ratio = log.mean(w * err) / mean_w
             value = log.mean(direct) + ratio
             terms = direct + w * (err - ratio) / mean_w  # its influence function (the delta method), mean = value
@@ -300,7 +293,7 @@ def estimate(log: Log, policy: Callable[[np.ndarray], Any], estimator: str = "ip
                                        _term_range(log, estimator, value, big, hat))
     missing = unlogged_arms(log, pi)
     if how == "bootstrap":
-        resampled = _bootstrap(log, estimator, terms, w, c, direct, err, seed)
+        resampled = _bootstrap(log, estimator, terms, w, direct, err, seed)
         alpha = 1.0 - confidence
         interval, kind = (float(np.quantile(resampled, alpha / 2)), float(np.quantile(resampled, 1 - alpha / 2))), "bootstrap"
     elif how == "bernstein":
@@ -315,12 +308,12 @@ def estimate(log: Log, policy: Callable[[np.ndarray], Any], estimator: str = "ip
                     true_value=truth, ess=ess, caveat=caveat, interval_kind=kind, lam=lam, tuned=tuned, folds=folds)
 
 
-def _bootstrap(log: Log, estimator: str, terms: np.ndarray, w: np.ndarray, c: np.ndarray, direct: np.ndarray,
-               err: np.ndarray, seed: Any) -> np.ndarray:
+def _bootstrap(log: Log, estimator: str, terms: np.ndarray, w: np.ndarray, direct: np.ndarray, err: np.ndarray,
+               seed: Any) -> np.ndarray:
     """The estimate on ``BOOTSTRAP_SAMPLES`` resamples of the log's rows (module docstring): counts
     of the stored rows, Multinomial(N, their weights/N), in blocks of 100."""
     rng = np.random.default_rng(seed_sequence(seed, name="seed"))
-    columns = np.stack([w * c, w] if estimator == "snips" else [direct, w * err, w] if estimator == "sndr" else [terms], axis=1)
+    columns = np.stack([direct, w * err, w] if estimator in ("snips", "sndr") else [terms], axis=1)
     out = []
     for _ in range(BOOTSTRAP_SAMPLES // 100):  # a loop over blocks of resamples
         if log.weights is None:  # N rows drawn with replacement: their sums, column by column
@@ -328,9 +321,7 @@ def _bootstrap(log: Log, estimator: str, terms: np.ndarray, w: np.ndarray, c: np
         else:  # a compact log: how many of the N interactions fall on each stored row
             sums = rng.multinomial(log.rows, log.weights / float(log.weights.sum()), size=100).astype(np.float64) @ columns
         tiny = np.finfo(float).tiny
-        if estimator == "snips":
-            out.append(sums[:, 0] / np.maximum(sums[:, 1], tiny))
-        elif estimator == "sndr":
+        if estimator in ("snips", "sndr"):  # SNIPS: the cost model is 0
             out.append(sums[:, 0] / log.rows + sums[:, 1] / np.maximum(sums[:, 2], tiny))
         else:
             out.append(sums[:, 0] / log.rows)
