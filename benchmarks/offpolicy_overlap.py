@@ -68,8 +68,13 @@ def main() -> None:
     ratio = {v: [] for v in ("worst-case", "overlap")}
     good = {v: 0 for v in ratio}
     truth = None
+    variances = {name: [] for name in pols}  # each candidate's IPS terms' variance, log by log
     for s in range(args.logs):
         log = Log.simulate(Kinds(means), n=ARMS, rows=args.rows, seed=s, logging=logging)
+        for name, pol in pols.items():
+            pi = np.zeros((log.rows, ARMS))
+            pi[np.arange(log.rows), pol(log.contexts)] = 1.0
+            variances[name].append(float(np.var(pi[np.arange(log.rows), log.actions] / log.propensities * log.costs)))
         ips = estimate(log, pols["best"], "ips")
         half = (ips.interval[1] - ips.interval[0]) / 2
         for variance in ratio:
@@ -83,6 +88,10 @@ def main() -> None:
         r = np.array(ratio[variance])
         print(f"  {variance:<10}: value's width / IPS half-width {r.mean():.1f} (range {r.min():.1f}-{r.max():.1f}); "
               f"choice within 0.05 of the best in {good[variance]} of {args.logs} logs")
+    # what agreeing on a variance measured from the costs would cost: two independent logs' IPS-term
+    # variances, E|ln(V/V')| over the pairs of logs (0 and 1, 2 and 3, ...)
+    spread = {name: float(np.mean(np.abs(np.log(np.array(v[0::2]) / np.array(v[1::2]))))) for name, v in variances.items()}
+    print("  two logs' IPS-term variances, E|ln(V/V')|: " + ", ".join(f"{k} {v:.3f}" for k, v in spread.items()))
     print(f"  ({time.perf_counter() - t:.0f} s)")
 
 
