@@ -18,7 +18,7 @@ from replify.base.checks import check_rho
 from replify.base.references import load_reference
 from replify.cli.outputs import say_outside_files
 from replify.errors import InvalidArgumentError, ReplifyError, SmallSampleWarning
-from replify.offpolicy import ESTIMATORS, Log, Replicable, estimate, replicable_value, select
+from replify.offpolicy import ESTIMATORS, INTERVALS, Log, Replicable, compare, replicable_value, select
 from replify.offpolicy.select import LOGGING, VARIANCES
 from replify.offpolicy.log import check_simulated_size, logged_system
 
@@ -36,6 +36,16 @@ def _cost_bound(text: str) -> float | tuple[float, float]:
     if len(parts) == 2 and parts[0] >= parts[1]:
         raise argparse.ArgumentTypeError(f"expected LO,HI with LO < HI (every cost in [LO, HI]); got {text!r}")
     return parts[0] if len(parts) == 1 else (parts[0], parts[1])
+
+
+def _column(text: str) -> tuple[str, Any]:
+    """``--column NAME=COLUMN``: replify's name (action, cost, propensity, or context with its columns
+    COLUMN,COLUMN,... in order) and the file's own."""
+    name, sep, column = text.partition("=")
+    if not sep or not column or name not in ("action", "cost", "propensity", "context"):
+        raise argparse.ArgumentTypeError(f"expected NAME=COLUMN with NAME one of action, cost, propensity, context "
+                                         f"(context=COL,COL,... in order); got {text!r}")
+    return (name, column.split(",")) if name == "context" else (name, column)
 
 
 def _guarded(ref: str, policy: Callable[[np.ndarray], Any]) -> Callable[[np.ndarray], Any]:
@@ -83,8 +93,19 @@ def add_offpolicy(sub: Any, formatter: Any) -> None:
     op.add_argument("--policy", action="append", required=True, metavar="REF",
                     help="'path/to/file.py:Name' or 'package.module:Name': a function of the contexts (all rows at "
                          "once) returning arms or probabilities; give it once per candidate")
+    op.add_argument("--column", type=_column, action="append", metavar="NAME=COLUMN",
+                    help="your log's own column names: action=arm, cost=reward, propensity=p, context=age,visits (in "
+                         "order); give it once per name")
+    op.add_argument("--ignore", action="append", metavar="COLUMN", help="a column of your log to leave out (an id, a "
+                    "timestamp); every other column must be read")
+    op.add_argument("--rewards", action="store_true", help="the cost column holds rewards: each cost is its reward "
+                    "negated (lower is better)")
     op.add_argument("--estimator", choices=ESTIMATORS, action="append",
-                    help="estimators to print (default: all four)")
+                    help="estimators to print (default: all of them)")
+    op.add_argument("--interval", choices=INTERVALS, default="normal",
+                    help="the intervals: normal (asymptotic), bootstrap (resampled from --seed), or bernstein "
+                         "(finite-sample, for ips; the others keep the normal one and say so)")
+    op.add_argument("--plot", metavar="PATH", help="also a figure of every estimate (.png, .svg or .pdf)")
     op.add_argument("--rho", type=float, help="also the replicable value of each policy and, for two or more, the "
                     "replicable choice among them")
     op.add_argument("--min-propensity", type=float, help="the logging policy's smallest probability of any arm (what "
@@ -144,7 +165,8 @@ def cmd_offpolicy(args: argparse.Namespace) -> int:
         bound = args.cost_bound
         cost_range = None if bound is None else ((-bound, bound) if isinstance(bound, float) else bound)
         read = Log.from_parquet if _is_parquet(args.log) else Log.from_csv
-        log = read(args.log, n=args.n, min_propensity=args.min_propensity, cost_range=cost_range)
+        log = read(args.log, n=args.n, min_propensity=args.min_propensity, cost_range=cost_range,
+                   columns=dict(args.column or ()), ignore=args.ignore, rewards=args.rewards)
     say_outside_files("offpolicy", args.policy)
     policies = [(ref, _guarded(ref, load_reference(ref, argument="--policy"))) for ref in args.policy]
     decisions: list[str] = []
@@ -159,11 +181,13 @@ def cmd_offpolicy(args: argparse.Namespace) -> int:
             decisions.append(f"  replicable choice: {chosen.name} {_claim(chosen)}")
     print(f"{log.name}: {log.rows} rows, {log.n} arms")
     kinds: dict[str, list[str]] = {}  # what each estimator's numbers are, said once below them
-    for ref, policy in policies:
-        for name in args.estimator or ESTIMATORS:
-            with warnings.catch_warnings():  # a small sample's warning is printed as the estimate's note
-                warnings.simplefilter("ignore", SmallSampleWarning)
-                e = estimate(log, policy, name)
+    with warnings.catch_warnings():  # a small sample's warning is printed as the estimate's note
+        warnings.simplefilter("ignore", SmallSampleWarning)
+        table = compare(log, dict(policies), args.estimator or ESTIMATORS, interval=args.interval,
+                        seed=args.seed if args.interval == "bootstrap" else None)
+    for ref, row in zip(table.candidates, table.estimates):
+        for e in row:
+            name = e.estimator
             interval = "no interval" if e.interval is None else \
                 f"{e.confidence:.0%} [{e.interval[0]:.5g}, {e.interval[1]:.5g}]"
             truth = "" if e.true_value is None else f"   true {e.true_value:.5g}"
@@ -173,6 +197,8 @@ def cmd_offpolicy(args: argparse.Namespace) -> int:
                 print(f"    note: {e.caveat}")
             if name not in kinds.setdefault(e.kind, []):
                 kinds[e.kind].append(name)
+    if args.plot:
+        table.plot(path=args.plot)
     for kind, names in kinds.items():
         print(f"  ({', '.join(names)}: {kind})")
     for line in decisions:

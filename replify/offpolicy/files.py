@@ -10,10 +10,50 @@ from typing import Any
 from replify.errors import InvalidArgumentError
 
 
+#: What a file log's header is read as, in replify's names (``columns=`` maps a team's own names to them)
+NAMES = ("action", "cost", "propensity", "context")
+
+#: The name an ignored column is read under (never a name a file can give: it holds a NUL)
+IGNORED = "\0ignored"
+
+
+def renamed(header: list[str], columns: Any, ignore: Any, path: Path) -> list[str]:
+    """``header`` in replify's names: ``columns`` maps ``"action"``, ``"cost"`` and ``"propensity"``
+    to the file's own column names and ``"context"`` to the list of its context columns (read as x0,
+    x1, … in that order); the columns of ``ignore`` are read as nothing (every other column must be
+    one of them, so that none is silently left out)."""
+    mapping = dict(columns or {})
+    unknown = sorted(set(mapping) - set(NAMES))
+    if unknown:
+        raise InvalidArgumentError(f"columns: {unknown} are not among {NAMES} (map replify's names to your file's: "
+                                   "columns={'action': 'arm', 'cost': 'loss', 'context': ['age', 'visits']})")
+    rename: dict[str, str] = {}
+    for name in ("action", "cost", "propensity"):
+        if name in mapping:
+            if not isinstance(mapping[name], str):
+                raise InvalidArgumentError(f"columns[{name!r}] must be the file's column name (a string); got "
+                                           f"{mapping[name]!r}")
+            rename[mapping[name]] = name
+    context = mapping.get("context")
+    if context is not None:
+        if isinstance(context, str) or not all(isinstance(c, str) for c in context) or not context:
+            raise InvalidArgumentError(f"columns['context'] must be a non-empty list of the file's context column names; "
+                                       f"got {context!r}")
+        rename.update({c: f"x{j}" for j, c in enumerate(context)})
+    skip = set([ignore] if isinstance(ignore, str) else (ignore or ()))
+    absent = sorted((set(rename) | skip) - set(header))
+    if absent:
+        raise InvalidArgumentError(f"columns: the log {str(path)!r} has no column {absent[0]!r} (its header: "
+                                   f"{header if len(header) <= 20 else [*header[:20], '...']})")
+    return [IGNORED if h in skip else rename.get(h, h) for h in header]
+
+
 def file_columns(header: list[str], path: Path) -> list[str]:
-    """The context's columns ``x0``, ``x1``, … of a file log's ``header``, in order; the header
-    refused unless it holds exactly action, cost, propensity and them, each once (linear in the
-    number of columns: a wide log's header is read at once)."""
+    """The context's columns ``x0``, ``x1``, … of a file log's ``header`` (in replify's names,
+    :func:`renamed`), in order; the header refused unless it holds exactly action, cost, propensity
+    and them, each once, besides the ignored columns (linear in the number of columns: a wide log's
+    header is read at once)."""
+    header = [h for h in header if h != IGNORED]
     first: dict[str, int] = {}
     for k, h in enumerate(header):
         if h in first:  # the second would silently win
@@ -26,7 +66,8 @@ def file_columns(header: list[str], path: Path) -> list[str]:
     if not need <= first.keys() or other or not features:
         shown = header if len(header) <= 20 else [*header[:20], f"... ({len(header)} columns)"]
         raise InvalidArgumentError(f"the log {str(path)!r} must have the columns action, cost, propensity and x0, x1, "
-                                   f"... (the context); got {shown}" + (f" ({other[0]!r} is none of them)" if other else ""))
+                                   f"... (the context); got {shown}" + (f" ({other[0]!r} is none of them: map your "
+                                   "names with columns=, or leave a column out with ignore=)" if other else ""))
     index = {int(h[1:]): h for h in features}
     missing = next((j for j in range(len(features)) if j not in index), None)
     if missing is not None or any(h != f"x{int(h[1:])}" for h in features):  # x01 is not x1

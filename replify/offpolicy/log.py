@@ -21,7 +21,7 @@ import numbers
 import os
 import re
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 import attrs
 import numpy as np
@@ -30,7 +30,7 @@ from replify.base.checks import as_float_array, byte_size
 from replify.base.randomness import Seed, child, seed_sequence
 from replify.engine.declarations import AUDIT_SLOT, audit_support, declared_bounds
 from replify.errors import InvalidArgumentError, MissingExtraError
-from replify.offpolicy.files import SNIFF_BYTES, bounded_lines, file_columns, refuse_binary
+from replify.offpolicy.files import SNIFF_BYTES, bounded_lines, file_columns, refuse_binary, renamed
 from replify.offpolicy.policies import bad_row, logging_probabilities, probabilities_on
 from replify.plugins.factory import make_adversary
 
@@ -262,10 +262,15 @@ class Log:
 
     @classmethod
     def from_csv(cls, path: str | Path, *, n: int | None = None, min_propensity: Any = None,
-                 cost_range: Any = None) -> Log:
+                 cost_range: Any = None, columns: Mapping[str, Any] | None = None, ignore: Any = None,
+                 rewards: bool = False) -> Log:
         """A log from a CSV file with a header: ``action``, ``cost``, ``propensity`` and the shared
         context's columns ``x0``, ``x1``, … (any other column is refused, so that none is silently
-        ignored). A row that does not parse is refused with its line number. ``n``,
+        ignored). ``columns`` maps those names to the file's own — ``{"action": "arm", "cost":
+        "reward", "propensity": "p", "context": ["age", "visits"]}`` — and ``ignore`` names columns
+        to leave out (an id, a timestamp); ``rewards=True`` reads the cost column as rewards, so each
+        cost is its reward negated (lower is better, as everywhere in replify; ``cost_range`` is then
+        in costs). A row that does not parse is refused with its line number. ``n``,
         ``min_propensity`` and ``cost_range``: what the file cannot say about the logged system, as
         in :meth:`from_arrays` (each row is checked against them)."""
         path = Path(path)
@@ -283,7 +288,7 @@ class Log:
                 header = next(reader, None)
                 if header is None:
                     raise InvalidArgumentError(f"path: the log {str(path)!r} is empty; expected a header line")
-                header = [h.strip() for h in header]
+                header = renamed([h.strip() for h in header], columns, ignore, path)
                 features = file_columns(header, path)
                 col = {h: k for k, h in enumerate(header)}
                 for row in reader:
@@ -313,8 +318,9 @@ class Log:
             raise InvalidArgumentError(f"path: the log {str(path)!r} has a header and no rows; expected at least one "
                                        "logged interaction")
         try:
-            return cls.from_arrays(contexts=v[:, 3:], actions=v[:, 0], costs=v[:, 1], propensities=v[:, 2], n=n,
-                                   name=path.name, min_propensity=min_propensity, cost_range=cost_range)
+            return cls.from_arrays(contexts=v[:, 3:], actions=v[:, 0], costs=0.0 - v[:, 1] if rewards else v[:, 1],
+                                   propensities=v[:, 2], n=n, name=path.name, min_propensity=min_propensity,
+                                   cost_range=cost_range)
         except InvalidArgumentError as exc:  # a row named by its line in the file too
             found = _BAD_ROW.match(str(exc))
             if found is None:
@@ -324,9 +330,11 @@ class Log:
 
     @classmethod
     def from_parquet(cls, path: str | Path, *, n: int | None = None, min_propensity: Any = None,
-                     cost_range: Any = None) -> Log:
-        """A log from a Parquet file with the columns and keywords of :meth:`from_csv` (needs pyarrow:
-        ``pip install "replify[offpolicy]"``); a missing value is refused with its row."""
+                     cost_range: Any = None, columns: Mapping[str, Any] | None = None, ignore: Any = None,
+                     rewards: bool = False) -> Log:
+        """A log from a Parquet file with the columns and keywords of :meth:`from_csv` (``columns``,
+        ``ignore`` and ``rewards`` included; needs pyarrow: ``pip install "replify[offpolicy]"``); a
+        missing value is refused with its row."""
         try:
             import pyarrow.parquet as pq  # an optional extra: imported where it is used
         except ImportError:
@@ -339,10 +347,12 @@ class Log:
             table = pq.read_table(path)
         except (OSError, ValueError) as exc:  # not Parquet
             raise InvalidArgumentError(f"path: cannot read the Parquet log {str(path)!r}: {exc}") from None
-        features = file_columns(list(table.column_names), path)
+        names = renamed(list(table.column_names), columns, ignore, path)
+        features = file_columns(names, path)
+        index = {h: k for k, h in enumerate(names)}
         data = {}
         for h in ["action", "cost", "propensity", *features]:
-            column = table.column(h)
+            column = table.column(index[h])
             if column.null_count:
                 row = int(np.flatnonzero(np.asarray(column.is_null()))[0])
                 raise InvalidArgumentError(f"{h}: row {row} of the Parquet log {str(path)!r} is missing")
@@ -360,7 +370,8 @@ class Log:
                                        "logged interaction")
         contexts = np.stack([data[h] for h in features], axis=1)
         try:
-            return cls.from_arrays(contexts=contexts, actions=data["action"], costs=data["cost"],
+            return cls.from_arrays(contexts=contexts, actions=data["action"],
+                                   costs=0.0 - data["cost"] if rewards else data["cost"],
                                    propensities=data["propensity"], n=n, name=path.name,
                                    min_propensity=min_propensity, cost_range=cost_range)
         except InvalidArgumentError as exc:  # a bad row: the file named too

@@ -47,11 +47,17 @@ def probabilities_on(policy: Callable[[np.ndarray], Any], contexts: np.ndarray, 
     """:func:`policy_probabilities` on ``contexts`` (rows, n, d) or (rows, d) of ``n`` arms (inferred
     from ``n_origin``, in words, where it was not given: a refusal says so)."""
     whence = "" if n_origin is None else f" (n = {n}, inferred from {n_origin}; give n if the log has more arms)"
-    if not callable(policy):
-        raise InvalidArgumentError(f"policy must be a function of the contexts (rows at once) returning arms or "
-                                   f"probabilities; got {type(policy).__name__}")
-    got = np.asarray(policy(contexts))
     rows = contexts.shape[0]
+    if isinstance(policy, np.ndarray):  # the action distribution precomputed on these rows, as OBP takes it
+        got = policy
+        if got.ndim not in (1, 2) or got.shape[0] != rows:
+            raise InvalidArgumentError(f"policy given as an array must hold one row per row of the log: arms of shape "
+                                       f"({rows},) or probabilities of shape ({rows}, {n}); got shape {got.shape}")
+    elif not callable(policy):
+        raise InvalidArgumentError(f"policy must be a function of the contexts (rows at once) returning arms or "
+                                   f"probabilities, or those arms or probabilities as an array; got {type(policy).__name__}")
+    else:
+        got = np.asarray(policy(contexts))
     if got.shape == (rows,) and got.dtype.kind in "iu":
         if got.min() < 0 or got.max() >= n:
             i = int(np.argmax((got < 0) | (got >= n)))

@@ -324,7 +324,14 @@ PROBE_GROUPS = (1, 1, 2, 3, 5, 8)
 
 def _check_rowwise(policy: Callable[[np.ndarray], Any], log: Log, pi: np.ndarray) -> None:
     """Refuse a policy whose probabilities on some row change when it is shown other rows with it:
-    the two halves of the log apart, then small groups of rows spread over it (``PROBE_GROUPS``)."""
+    the two halves of the log apart, then small groups of rows spread over it (``PROBE_GROUPS``). A
+    policy given as an array of its choices on the log is refused: nothing shows that it was fixed
+    before the log was seen."""
+    if isinstance(policy, np.ndarray):
+        raise InvalidArgumentError(
+            f"policy: given as an array of its choices on {log.name}'s rows; a certified decision needs the policy "
+            "as a function of the contexts, fixed before the log is seen (an array could have been fitted on this "
+            "log's costs, which voids the certificate): pass the function that computed it")
     stored = log.stored
     groups = [np.arange(stored // 2), np.arange(stored // 2, stored)]
     spread = np.linspace(0, stored - 1, sum(PROBE_GROUPS)).round().astype(np.int64)

@@ -207,3 +207,56 @@ def test_the_bootstrap_of_a_compact_log_draws_its_interactions():
     normal = estimate(log, first, "snips")
     assert got.interval[0] < got.value < got.interval[1]
     assert abs((got.interval[1] - got.interval[0]) / (normal.interval[1] - normal.interval[0]) - 1) < 0.15
+
+
+def test_a_policy_given_as_its_action_distribution_is_the_policy():
+    log = declared_log()
+    pi = target(log.contexts)
+    arms = np.argmax(pi, axis=1)
+    for name in ("ips", "snips", "dr", "sndr", "dros"):
+        assert estimate(log, pi, name).value == estimate(log, target, name).value
+        assert estimate(log, arms, name).value == estimate(log, lambda x: np.argmax(target(x), axis=1), name).value
+    with pytest.raises(InvalidArgumentError, match="one row per row of the log"):
+        estimate(log, pi[:10], "ips")
+
+
+def test_compare_is_every_estimate_once_per_candidate():
+    from replify.offpolicy import compare
+
+    log = declared_log()
+    calls = []
+
+    def counted(x):
+        calls.append(len(x))
+        return target(x)
+
+    table = compare(log, {"target": counted, "greedy": lambda x: np.argmax(target(x), axis=1)},
+                    ["ips", "snips", "dr", "dros"], interval="bernstein")
+    assert len(calls) == 1  # each candidate's policy is called once, on the whole log
+    for row, policy in zip(table.estimates, (target, lambda x: np.argmax(target(x), axis=1))):
+        for e in row:
+            # Bernstein's interval where the estimator takes it, the normal one elsewhere, said per record
+            expected = estimate(log, policy, e.estimator, interval="bernstein" if e.estimator == "ips" else "normal")
+            assert (e.value, e.interval, e.interval_kind) == (expected.value, expected.interval, expected.interval_kind)
+    records = table.records()
+    assert len(records) == 8 and records[0]["candidate"] == "target" and records[0]["interval"] == "bernstein"
+    text = str(table)
+    assert "2 candidates x 4 estimators" in text and "greedy" in text and "finite-sample" in text
+    frame = table.to_pandas()  # the test extra installs pandas
+    assert list(frame.columns)[:3] == ["candidate", "estimator", "value"] and len(frame) == 8
+    with pytest.raises(InvalidArgumentError, match="not among"):
+        compare(log, [target], ["ipw"])
+
+
+def test_compare_plots_at_a_column_width(tmp_path):
+    from replify.offpolicy import compare
+    from replify.plots.style import COLUMN_WIDTH
+
+    log = Log.simulate("classification-bandit", n=3, rows=2000, seed=1, adversary_params={"features_as": "same"})
+    table = compare(log, {"alcohol": lambda x: np.where(x[:, 0, 1] > 0, 0, 1),
+                          "cultivar 0": lambda x: np.zeros(len(x), dtype=np.int64)})
+    fig = table.plot(path=tmp_path / "table.png")
+    assert (tmp_path / "table.png").stat().st_size > 0
+    assert abs(fig.get_size_inches()[0] - COLUMN_WIDTH) < 1e-9
+    labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    assert labels == ["alcohol", "cultivar 0"]

@@ -177,3 +177,44 @@ def test_the_command_line_keeps_an_incumbent_and_takes_the_overlap_form(tmp_path
                          (["--rho", "0.1", "--rows", "500", "--variance", "overlap"], "500 rows leave too little")]:
         assert main(base + ["--rows", "300"] + extra if "--rows" not in extra else base + extra) == 2
         assert words in capsys.readouterr().err, extra
+
+
+def team_log(tmp_path):
+    """A team's export: its own column names, an id and a timestamp, rewards (1 for a right label)."""
+    log = Log.simulate("classification-bandit", n=3, rows=400, seed=0, adversary_params={"features_as": "same"})
+    z = log.contexts[:, 0]
+    lines = ["event_id,when,alcohol,intercept,malic,arm,reward,p"]
+    for i in range(log.rows):
+        lines.append(f"{i},2026-11-{1 + i % 28:02d},{float(z[i, 1])!r},{float(z[i, 0])!r},{float(z[i, 2])!r},"
+                     f"{log.actions[i]},{1.0 - float(log.costs[i])!r},{float(log.propensities[i])!r}")
+    (tmp_path / "team.csv").write_text("\n".join(lines) + "\n")
+    return log
+
+
+def test_a_teams_own_columns_and_rewards_read_as_the_log(tmp_path, capsys):
+    # the same interactions as replify's own log; rewards r read as costs -r, so every estimate is minus
+    # the reward's: the alcohol rule's cost is its mistakes less 1
+    import numpy as np
+    import pytest
+
+    log = team_log(tmp_path)
+    mapping = {"action": "arm", "cost": "reward", "propensity": "p", "context": ["intercept", "alcohol", "malic"]}
+    team = Log.from_csv(tmp_path / "team.csv", columns=mapping, ignore=["event_id", "when"], rewards=True, n=3)
+    assert np.array_equal(team.actions, log.actions) and np.allclose(team.costs, log.costs - 1.0)
+    assert np.array_equal(team.contexts, log.contexts[:, 0, :3])
+    with np.errstate(all="ignore"):
+        with pytest.raises(Exception, match="'event_id' is none of them: map your names with columns=, or leave a "
+                                            "column out with ignore="):
+            Log.from_csv(tmp_path / "team.csv", columns=mapping, n=3)
+    (tmp_path / "pols.py").write_text("import numpy as np\ndef alcohol(contexts):  # a file's shared context (rows, d)\n"
+                                      "    return np.where(contexts[:, 1] > 0, 0, 1)\n")
+    args = ["offpolicy", str(tmp_path / "team.csv"), "-n", "3", "--column", "action=arm", "--column", "cost=reward",
+            "--column", "propensity=p", "--column", "context=intercept,alcohol,malic", "--ignore", "event_id",
+            "--ignore", "when", "--rewards", "--policy", f"{tmp_path}/pols.py:alcohol", "--estimator", "ips",
+            "--interval", "bernstein", "--plot", str(tmp_path / "table.png")]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "team.csv: 400 rows, 3 arms" in out and "finite-sample" in out and (tmp_path / "table.png").exists()
+    with pytest.raises(SystemExit):  # the names swapped: argparse refuses it, naming what it expects
+        main(args[:2] + ["--column", "arm=action", "--policy", f"{tmp_path}/pols.py:alcohol"])
+    assert "expected NAME=COLUMN with NAME one of action, cost, propensity, context" in capsys.readouterr().err
