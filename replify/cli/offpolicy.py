@@ -98,6 +98,9 @@ def add_offpolicy(sub: Any, formatter: Any) -> None:
                          "order); give it once per name")
     op.add_argument("--ignore", action="append", metavar="COLUMN", help="a column of your log to leave out (an id, a "
                     "timestamp); every other column must be read")
+    op.add_argument("--estimate-propensities", action="store_true", help="the log has no propensity column: estimate "
+                    "them by a stated model (multinomial logistic regression on the context); every number is then "
+                    "measured, not certified")
     op.add_argument("--rewards", action="store_true", help="the cost column holds rewards: each cost is its reward "
                     "negated (lower is better)")
     op.add_argument("--estimator", choices=ESTIMATORS, action="append",
@@ -166,7 +169,8 @@ def cmd_offpolicy(args: argparse.Namespace) -> int:
         cost_range = None if bound is None else ((-bound, bound) if isinstance(bound, float) else bound)
         read = Log.from_parquet if _is_parquet(args.log) else Log.from_csv
         log = read(args.log, n=args.n, min_propensity=args.min_propensity, cost_range=cost_range,
-                   columns=dict(args.column or ()), ignore=args.ignore, rewards=args.rewards)
+                   columns=dict(args.column or ()), ignore=args.ignore, rewards=args.rewards,
+                   propensities="estimate" if args.estimate_propensities else "logged")
     say_outside_files("offpolicy", args.policy)
     policies = [(ref, _guarded(ref, load_reference(ref, argument="--policy"))) for ref in args.policy]
     decisions: list[str] = []

@@ -292,6 +292,10 @@ def estimate(log: Log, policy: Callable[[np.ndarray], Any], estimator: str = "ip
     interval, kind, caveat = _interval(log, estimator, value, se, terms, ess, confidence, (big, weight[1]),
                                        _term_range(log, estimator, value, big, hat))
     missing = unlogged_arms(log, pi)
+    if log.propensity_model is not None:  # said first: it qualifies every number below
+        caveat = "; ".join(filter(None, [f"the propensities were {log.propensity_model}: measured, not certified (the "
+                                         "estimators are unbiased for the logging policy's own propensities only, and "
+                                         "the interval does not count the model's error)", caveat]))
     if how == "bootstrap":
         resampled = _bootstrap(log, estimator, terms, w, direct, err, seed)
         alpha = 1.0 - confidence

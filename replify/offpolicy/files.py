@@ -48,7 +48,7 @@ def renamed(header: list[str], columns: Any, ignore: Any, path: Path) -> list[st
     return [IGNORED if h in skip else rename.get(h, h) for h in header]
 
 
-def file_columns(header: list[str], path: Path) -> list[str]:
+def file_columns(header: list[str], path: Path, *, propensity: bool = True) -> list[str]:
     """The context's columns ``x0``, ``x1``, … of a file log's ``header`` (in replify's names,
     :func:`renamed`), in order; the header refused unless it holds exactly action, cost, propensity
     and them, each once, besides the ignored columns (linear in the number of columns: a wide log's
@@ -60,14 +60,19 @@ def file_columns(header: list[str], path: Path) -> list[str]:
             raise InvalidArgumentError(f"the log {str(path)!r} names the column {h!r} twice, as columns {first[h] + 1} "
                                        f"and {k + 1} of its header; expected each column once")
         first[h] = k
-    need = {"action", "cost", "propensity"}
+    need = {"action", "cost", "propensity"} if propensity else {"action", "cost"}
     features = [h for h in header if h.startswith("x") and h[1:].isdigit() and h[1:].isascii()]
     other = [h for h in header if h not in need and not (h.startswith("x") and h[1:].isdigit() and h[1:].isascii())]
+    if not propensity and "propensity" in first:
+        raise InvalidArgumentError(f"the log {str(path)!r} has a propensity column: read it (propensities='logged'), or "
+                                   "leave it out with ignore= to estimate them instead")
     if not need <= first.keys() or other or not features:
         shown = header if len(header) <= 20 else [*header[:20], f"... ({len(header)} columns)"]
-        raise InvalidArgumentError(f"the log {str(path)!r} must have the columns action, cost, propensity and x0, x1, "
+        hint = (" (no propensities in your log? propensities='estimate' fits a stated model: measured, not certified)"
+                if propensity and "propensity" not in first else "")
+        raise InvalidArgumentError(f"the log {str(path)!r} must have the columns {', '.join(sorted(need))} and x0, x1, "
                                    f"... (the context); got {shown}" + (f" ({other[0]!r} is none of them: map your "
-                                   "names with columns=, or leave a column out with ignore=)" if other else ""))
+                                   "names with columns=, or leave a column out with ignore=)" if other else "") + hint)
     index = {int(h[1:]): h for h in features}
     missing = next((j for j in range(len(features)) if j not in index), None)
     if missing is not None or any(h != f"x{int(h[1:])}" for h in features):  # x01 is not x1

@@ -30,6 +30,7 @@ from replify.base.checks import as_float_array, byte_size
 from replify.base.randomness import Seed, child, seed_sequence
 from replify.engine.declarations import AUDIT_SLOT, audit_support, declared_bounds
 from replify.errors import InvalidArgumentError, MissingExtraError
+from replify.offpolicy.propensity import MODEL, estimated_propensities
 from replify.offpolicy.files import SNIFF_BYTES, bounded_lines, file_columns, refuse_binary, renamed
 from replify.offpolicy.policies import bad_row, logging_probabilities, probabilities_on
 from replify.plugins.factory import make_adversary
@@ -108,10 +109,19 @@ def _number_of_arms(n: Any, x: np.ndarray, dist: np.ndarray | None, a: np.ndarra
 MAX_INFERRED_ARMS = 1 << 20
 
 
+def _logged(propensities: Any) -> bool:
+    """Whether a file log's propensities are read from it (``"logged"``) or estimated (``"estimate"``)."""
+    if propensities not in ("logged", "estimate"):
+        raise InvalidArgumentError(f"propensities must be 'logged' (a column of the file) or 'estimate' (a stated "
+                                   f"model fitted on the log); got {propensities!r}")
+    return propensities == "logged"
+
+
 def _checked(*, contexts: Any, actions: Any, costs: Any, propensities: Any, n: Any, distribution: Any, means: Any,
-             name: Any, min_propensity: Any, weights: Any, cost_range: Any) -> dict[str, Any]:
+             name: Any, min_propensity: Any, weights: Any, cost_range: Any, propensity_model: Any) -> dict[str, Any]:
     """Every field of a :class:`Log`, checked row by row, as the log's own read-only arrays (module
-    docstring; :meth:`Log.from_arrays` says what is checked)."""
+    docstring; :meth:`Log.from_arrays` says what is checked). ``propensities="estimate"`` estimates
+    them (:mod:`replify.offpolicy.propensity`), and ``propensity_model`` then says how."""
     if not isinstance(name, str):
         raise InvalidArgumentError(f"name must be a string, the log's name; got {type(name).__name__}")
     x = _real("contexts", contexts, (2, 3))
@@ -119,6 +129,23 @@ def _checked(*, contexts: Any, actions: Any, costs: Any, propensities: Any, n: A
     if rows == 0:
         raise InvalidArgumentError(f"contexts: the log {name!r} has no rows; expected at least one logged interaction")
     a = _arms(actions, rows, costs, x)
+    if isinstance(propensities, str):
+        if propensities != "estimate":
+            raise InvalidArgumentError(f"propensities must be the logging policy's probabilities of the actions taken, "
+                                       f"or 'estimate' (a stated model fitted on the log); got {propensities!r}")
+        if distribution is not None or min_propensity is not None:
+            raise InvalidArgumentError("propensities='estimate' with a logging distribution or min_propensity: a log "
+                                       "that knows its logging policy has its propensities; give them")
+        bad_row("contexts", np.isfinite(x.reshape(rows, -1)).all(axis=1), x, "finite features")
+        arms = n if n is not None else (x.shape[1] if x.ndim == 3 else None)
+        arms = int(np.max(np.asarray(a, dtype=np.float64))) + 1 if arms is None else int(arms)
+        bad_row("actions", (np.asarray(a) >= 0) & (np.asarray(a) < arms), np.asarray(a), f"an arm in [0, {arms})")
+        fitted = estimated_propensities(x, np.asarray(a).astype(np.int64), arms)
+        propensities = fitted[np.arange(rows), np.asarray(a).astype(np.int64)]
+        propensity_model = MODEL
+    elif propensity_model is not None and not isinstance(propensity_model, str):
+        raise InvalidArgumentError(f"propensity_model must say in words how the propensities were estimated; got "
+                                   f"{type(propensity_model).__name__}")
     c = _real("costs", costs, (1,))
     p = _real("propensities", propensities, (1,))
     for nm, v in (("costs", c), ("propensities", p)):
@@ -172,7 +199,8 @@ def _checked(*, contexts: Any, actions: Any, costs: Any, propensities: Any, n: A
         weights = raw.astype(np.int64)
         weights.flags.writeable = False
     return dict(contexts=x, actions=a, costs=c, propensities=p, n=n, distribution=dist, means=m, name=name,
-                min_propensity=min_propensity, weights=weights, cost_range=cost_range, n_origin=origin)
+                min_propensity=min_propensity, weights=weights, cost_range=cost_range, n_origin=origin,
+                propensity_model=propensity_model)
 
 
 @attrs.frozen(eq=False)
@@ -199,6 +227,9 @@ class Log:
     #: (lo, hi), the range every cost of the logged system lies in, where declared (a simulated
     #: log: its adversary's ``cost_bounds``); replify.offpolicy.select's certificates use it
     cost_range: tuple[float, float] | None = None
+    #: how the propensities were estimated, in words, where the log did not record them (None: logged);
+    #: every number from such a log is measured, not certified (replify.offpolicy.propensity)
+    propensity_model: str | None = None
     #: where an inferred ``n`` came from, in words (None: given), for messages that depend on it
     n_origin: str | None = attrs.field(default=None, init=False, repr=False)
 
@@ -254,8 +285,10 @@ class Log:
         needs). ``min_propensity``: the logging
         policy's smallest probability of any arm, where it is known (no logged propensity may be below it);
         ``cost_range``: (lo, hi), the range of every cost of the logged system, where it is known (no
-        logged cost may lie outside it). The log holds read-only copies of the arrays; the caller's
-        are left as they were."""
+        logged cost may lie outside it). ``propensities="estimate"``: the log did not record them, so
+        a stated model estimates them from the contexts and actions
+        (:mod:`replify.offpolicy.propensity`), and every number from the log says it is measured, not
+        certified. The log holds read-only copies of the arrays; the caller's are left as they were."""
         return cls(contexts=contexts, actions=actions, costs=costs, propensities=propensities, n=n,
                    distribution=distribution, means=means, name=name, min_propensity=min_propensity,
                    cost_range=cost_range)
@@ -263,14 +296,16 @@ class Log:
     @classmethod
     def from_csv(cls, path: str | Path, *, n: int | None = None, min_propensity: Any = None,
                  cost_range: Any = None, columns: Mapping[str, Any] | None = None, ignore: Any = None,
-                 rewards: bool = False) -> Log:
+                 rewards: bool = False, propensities: str = "logged") -> Log:
         """A log from a CSV file with a header: ``action``, ``cost``, ``propensity`` and the shared
         context's columns ``x0``, ``x1``, … (any other column is refused, so that none is silently
         ignored). ``columns`` maps those names to the file's own — ``{"action": "arm", "cost":
         "reward", "propensity": "p", "context": ["age", "visits"]}`` — and ``ignore`` names columns
         to leave out (an id, a timestamp); ``rewards=True`` reads the cost column as rewards, so each
         cost is its reward negated (lower is better, as everywhere in replify; ``cost_range`` is then
-        in costs). A row that does not parse is refused with its line number. ``n``,
+        in costs). ``propensities="estimate"`` reads a file with no propensity column and estimates
+        them (:meth:`from_arrays`: measured, not certified). A row that does not parse is refused with
+        its line number. ``n``,
         ``min_propensity`` and ``cost_range``: what the file cannot say about the logged system, as
         in :meth:`from_arrays` (each row is checked against them)."""
         path = Path(path)
@@ -289,8 +324,10 @@ class Log:
                 if header is None:
                     raise InvalidArgumentError(f"path: the log {str(path)!r} is empty; expected a header line")
                 header = renamed([h.strip() for h in header], columns, ignore, path)
-                features = file_columns(header, path)
+                logged = _logged(propensities)
+                features = file_columns(header, path, propensity=logged)
                 col = {h: k for k, h in enumerate(header)}
+                wanted = ["action", "cost", *(["propensity"] if logged else []), *features]
                 for row in reader:
                     line = reader.line_num  # the row's last line in the file (a quoted field may span lines)
                     if not row or all(not f.strip() for f in row):  # a blank line (at the end, say)
@@ -298,7 +335,7 @@ class Log:
                     if len(row) != len(header):
                         raise InvalidArgumentError(f"the log {str(path)!r}, line {line}: {len(row)} fields, expected "
                                                    f"{len(header)}")
-                    fields = [row[col[h]] for h in ["action", "cost", "propensity", *features]]
+                    fields = [row[col[h]] for h in wanted]
                     try:
                         if any("_" in f for f in fields):  # float() reads 1_0 as 10: not a number in a CSV file
                             raise ValueError
@@ -313,14 +350,15 @@ class Log:
         except csv.Error as exc:  # a field over the csv module's limit, a NUL byte past the first read, ...
             raise InvalidArgumentError(f"the log {str(path)!r}, line {reader.line_num}: not a CSV row this reader "
                                        f"takes: {exc}") from None
-        v = np.asarray(values, dtype=np.float64).reshape(-1, 3 + len(features))
+        v = np.asarray(values, dtype=np.float64).reshape(-1, len(wanted))
         if not lines:
             raise InvalidArgumentError(f"path: the log {str(path)!r} has a header and no rows; expected at least one "
                                        "logged interaction")
+        first = 3 if logged else 2
         try:
-            return cls.from_arrays(contexts=v[:, 3:], actions=v[:, 0], costs=0.0 - v[:, 1] if rewards else v[:, 1],
-                                   propensities=v[:, 2], n=n, name=path.name, min_propensity=min_propensity,
-                                   cost_range=cost_range)
+            return cls.from_arrays(contexts=v[:, first:], actions=v[:, 0], costs=0.0 - v[:, 1] if rewards else v[:, 1],
+                                   propensities=v[:, 2] if logged else "estimate", n=n, name=path.name,
+                                   min_propensity=min_propensity, cost_range=cost_range)
         except InvalidArgumentError as exc:  # a row named by its line in the file too
             found = _BAD_ROW.match(str(exc))
             if found is None:
@@ -331,10 +369,10 @@ class Log:
     @classmethod
     def from_parquet(cls, path: str | Path, *, n: int | None = None, min_propensity: Any = None,
                      cost_range: Any = None, columns: Mapping[str, Any] | None = None, ignore: Any = None,
-                     rewards: bool = False) -> Log:
+                     rewards: bool = False, propensities: str = "logged") -> Log:
         """A log from a Parquet file with the columns and keywords of :meth:`from_csv` (``columns``,
-        ``ignore`` and ``rewards`` included; needs pyarrow: ``pip install "replify[offpolicy]"``); a
-        missing value is refused with its row."""
+        ``ignore``, ``rewards`` and ``propensities`` included; needs pyarrow: ``pip install
+        "replify[offpolicy]"``); a missing value is refused with its row."""
         try:
             import pyarrow.parquet as pq  # an optional extra: imported where it is used
         except ImportError:
@@ -348,10 +386,11 @@ class Log:
         except (OSError, ValueError) as exc:  # not Parquet
             raise InvalidArgumentError(f"path: cannot read the Parquet log {str(path)!r}: {exc}") from None
         names = renamed(list(table.column_names), columns, ignore, path)
-        features = file_columns(names, path)
+        logged = _logged(propensities)
+        features = file_columns(names, path, propensity=logged)
         index = {h: k for k, h in enumerate(names)}
         data = {}
-        for h in ["action", "cost", "propensity", *features]:
+        for h in ["action", "cost", *(["propensity"] if logged else []), *features]:
             column = table.column(index[h])
             if column.null_count:
                 row = int(np.flatnonzero(np.asarray(column.is_null()))[0])
@@ -372,7 +411,7 @@ class Log:
         try:
             return cls.from_arrays(contexts=contexts, actions=data["action"],
                                    costs=0.0 - data["cost"] if rewards else data["cost"],
-                                   propensities=data["propensity"], n=n, name=path.name,
+                                   propensities=data["propensity"] if logged else "estimate", n=n, name=path.name,
                                    min_propensity=min_propensity, cost_range=cost_range)
         except InvalidArgumentError as exc:  # a bad row: the file named too
             if _BAD_ROW.match(str(exc)) is None:

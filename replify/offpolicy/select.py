@@ -425,6 +425,8 @@ def _stability(log: Log, rho: Any, min_propensity: Any, cost_bound: Any,
     (lo, hi), ranged = _cost_range(log, cost_bound)
     seen = float(log.propensities.min())
     notes = []
+    if log.propensity_model is not None:  # an estimate bounds no propensity: nothing here is certified
+        notes.append(f"the logging policy's own propensities ({log.name}'s were {log.propensity_model})")
     if min_propensity is None:
         min_propensity = log.min_propensity
     if min_propensity is None:
