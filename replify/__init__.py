@@ -22,6 +22,7 @@ from __future__ import annotations
 from replify import _moved, errors
 from replify._version import __version__
 from replify.anytime import anytime
+from replify.checkpoint import load_learner, save_learner
 from replify.components import actions
 from replify.evaluation.evaluate import evaluate
 from replify.evaluation.report import Report
@@ -73,10 +74,12 @@ __all__ = [
     "hookspec",
     "horizon_for",
     "learners",
+    "load_learner",
     "make",
     "make_adversary",
     "planned_cost",
     "registry",
+    "save_learner",
     "stress",
     "sweep",
     "wrap",
