@@ -166,6 +166,12 @@ def stability_constant(lam: float, feature_bound: float, cost_scale: float | Non
         return math.inf
 
 
+def round_on_grid(theta: np.ndarray, width: Any, offset: np.ndarray) -> np.ndarray:
+    """θ̃ = w(⌊θ/w − u⌋ + u + ½): ``theta`` rounded on the grid of width ``width`` (broadcast) and
+    offset ``offset`` (uniform on [0, 1) from R, one per coordinate): the module docstring's rounding."""
+    return width * (np.floor(theta / width - offset) + offset + 0.5)
+
+
 def measured_charges(samples: Sequence[int], rho: float) -> tuple[tuple[bool, ...], tuple[float, ...],
                                                                     tuple[float, ...], tuple[float, ...]]:
     """Per decision reading N_k ``samples``: whether its width is measured, its share ρ_k, the
@@ -402,8 +408,7 @@ class RoundedRidgeLanes(ContextLanes):
             measured = bool(np.isfinite(self.squares).all())
         blocks = self.gram.shape[1]
         offset = np.stack([r.random(blocks * d) for r in self.rngs]).reshape(theta.shape)  # from R: shared by a pair
-        w3 = w[:, None, None]
-        self.rounded = w3 * (np.floor(theta / w3 - offset) + offset + 0.5)
+        self.rounded = round_on_grid(theta, w[:, None, None], offset)
         self.decided_widths.append((w, measured))
         self._phase = k + 1
         self._explore_until = int(self._starts[k + 1] + self.params.explores[k + 1])
@@ -544,7 +549,7 @@ def planned_cost(adversary: Any, params: RidgeParams, *, model: str = "shared", 
         cost = 0.0
         for _ in range(draws):  # a loop over the offsets drawn
             u = rng.random(theta.shape)
-            rounded = widths[k] * (np.floor(theta / widths[k] - u) + u + 0.5)
+            rounded = round_on_grid(theta, widths[k], u)
             scores = np.einsum("rnd,d->rn", x, rounded[0]) if model == "shared" else np.einsum("rnd,nd->rn", x, rounded)
             cost += float(w @ c[np.arange(x.shape[0]), np.argmin(scores, axis=1)])
         total += committed * cost / draws
