@@ -1,6 +1,6 @@
 """A policy learned from a log, replicably, measured: docs/offpolicy.md, "Learning a policy from a log".
 
-    python benchmarks/offpolicy_learn.py [--logs 20]
+    python benchmarks/offpolicy_learn.py [--logs 20] [--data wine digits]
 
 wine (n = 3, block features, d = 42) and digits (n = 10, block features, d = 650) logged uniformly,
 compact logs (exact in law) of 10^6, 10^7 and 10^8 rows: over --logs logs (seeds 0, 1, ...; R from the
@@ -25,10 +25,13 @@ from replify.offpolicy import Log, learn_classifier, learn_policy
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--logs", type=int, default=20)
+    ap.add_argument("--data", nargs="+", default=["wine", "digits"], choices=["wine", "digits"])
     args = ap.parse_args()
     warnings.simplefilter("ignore", SmallSampleWarning)
     d = replify.datasets.digits()
     for name, n, params in (("wine", 3, {}), ("digits", 10, {"features": d.features, "labels": d.labels})):
+        if name not in args.data:
+            continue
         for rows in (10**6, 10**7, 10**8):
             learned, unrounded, classifier, fit_s, clf_s, parted = [], [], [], [], [], 0
             for seed in range(args.logs):  # a loop over independent logs

@@ -36,9 +36,10 @@ def renamed(header: list[str], columns: Any, ignore: Any, path: Path) -> list[st
             rename[mapping[name]] = name
     context = mapping.get("context")
     if context is not None:
-        if isinstance(context, str) or not all(isinstance(c, str) for c in context) or not context:
-            raise InvalidArgumentError(f"columns['context'] must be a non-empty list of the file's context column names; "
-                                       f"got {context!r}")
+        context = per_arm_columns(context) or context
+        if isinstance(context, str) or not context or not all(isinstance(c, str) for c in context):
+            raise InvalidArgumentError(f"columns['context'] must be a non-empty list of the file's context column names "
+                                       f"(or one such list per arm, all of one length); got {mapping['context']!r}")
         rename.update({c: f"x{j}" for j, c in enumerate(context)})
     skip = set([ignore] if isinstance(ignore, str) else (ignore or ()))
     absent = sorted((set(rename) | skip) - set(header))
@@ -46,6 +47,19 @@ def renamed(header: list[str], columns: Any, ignore: Any, path: Path) -> list[st
         raise InvalidArgumentError(f"columns: the log {str(path)!r} has no column {absent[0]!r} (its header: "
                                    f"{header if len(header) <= 20 else [*header[:20], '...']})")
     return [IGNORED if h in skip else rename.get(h, h) for h in header]
+
+
+def per_arm_columns(context: Any) -> list[str] | None:
+    """The context's columns arm after arm where ``context`` lists one list of column names per arm
+    (the per-arm features a file exports: arm a's j-th feature is x{a·d + j}, read as (rows, n, d));
+    None where it is one flat list."""
+    if isinstance(context, str) or not isinstance(context, (list, tuple)) or not context \
+            or not all(isinstance(arm, (list, tuple)) for arm in context):
+        return None
+    if len({len(arm) for arm in context}) != 1 or not context[0]:
+        raise InvalidArgumentError(f"columns['context']: one list of column names per arm, all of one length (each arm's "
+                                   f"features); got lengths {[len(arm) for arm in context]}")
+    return [c for arm in context for c in arm]
 
 
 def file_columns(header: list[str], path: Path, *, propensity: bool = True) -> list[str]:

@@ -31,7 +31,7 @@ from replify.base.randomness import Seed, child, seed_sequence
 from replify.engine.declarations import AUDIT_SLOT, audit_support, declared_bounds
 from replify.errors import InvalidArgumentError, MissingExtraError
 from replify.offpolicy.propensity import MODEL, estimated_propensities
-from replify.offpolicy.files import SNIFF_BYTES, bounded_lines, file_columns, refuse_binary, renamed
+from replify.offpolicy.files import SNIFF_BYTES, bounded_lines, file_columns, per_arm_columns, refuse_binary, renamed
 from replify.offpolicy.policies import bad_row, logging_probabilities, probabilities_on
 from replify.plugins.factory import make_adversary
 
@@ -107,6 +107,16 @@ def _number_of_arms(n: Any, x: np.ndarray, dist: np.ndarray | None, a: np.ndarra
 #: integer's maximum, a row id in the action column) would otherwise become a log of billions of
 #: arms, whose (rows, n) probabilities no estimate could hold.
 MAX_INFERRED_ARMS = 1 << 20
+
+
+def _arm_layout(flat: np.ndarray, columns: Any) -> np.ndarray:
+    """A file's context columns (rows, k) as the log holds them: (rows, n, d) where ``columns`` lists
+    each arm's features (:func:`~replify.offpolicy.files.per_arm_columns`), else as they are."""
+    arms = per_arm_columns((columns or {}).get("context"))
+    if arms is None:
+        return flat
+    n = len(columns["context"])
+    return flat.reshape(flat.shape[0], n, flat.shape[1] // n)
 
 
 def _logged(propensities: Any) -> bool:
@@ -300,7 +310,9 @@ class Log:
         """A log from a CSV file with a header: ``action``, ``cost``, ``propensity`` and the shared
         context's columns ``x0``, ``x1``, … (any other column is refused, so that none is silently
         ignored). ``columns`` maps those names to the file's own — ``{"action": "arm", "cost":
-        "reward", "propensity": "p", "context": ["age", "visits"]}`` — and ``ignore`` names columns
+        "reward", "propensity": "p", "context": ["age", "visits"]}`` (per-arm features: one list per
+        arm, ``"context": [["a0_price", "a0_rank"], ["a1_price", "a1_rank"]]``, read as (rows, n, d))
+        — and ``ignore`` names columns
         to leave out (an id, a timestamp); ``rewards=True`` reads the cost column as rewards, so each
         cost is its reward negated (lower is better, as everywhere in replify; ``cost_range`` is then
         in costs). ``propensities="estimate"`` reads a file with no propensity column and estimates
@@ -356,7 +368,7 @@ class Log:
                                        "logged interaction")
         first = 3 if logged else 2
         try:
-            return cls.from_arrays(contexts=v[:, first:], actions=v[:, 0], costs=0.0 - v[:, 1] if rewards else v[:, 1],
+            return cls.from_arrays(contexts=_arm_layout(v[:, first:], columns), actions=v[:, 0], costs=0.0 - v[:, 1] if rewards else v[:, 1],
                                    propensities=v[:, 2] if logged else "estimate", n=n, name=path.name,
                                    min_propensity=min_propensity, cost_range=cost_range)
         except InvalidArgumentError as exc:  # a row named by its line in the file too
@@ -407,7 +419,7 @@ class Log:
         if not table.num_rows:
             raise InvalidArgumentError(f"path: the Parquet log {str(path)!r} has no rows; expected at least one "
                                        "logged interaction")
-        contexts = np.stack([data[h] for h in features], axis=1)
+        contexts = _arm_layout(np.stack([data[h] for h in features], axis=1), columns)
         try:
             return cls.from_arrays(contexts=contexts, actions=data["action"],
                                    costs=0.0 - data["cost"] if rewards else data["cost"],

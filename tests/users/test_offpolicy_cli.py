@@ -218,3 +218,30 @@ def test_a_teams_own_columns_and_rewards_read_as_the_log(tmp_path, capsys):
     with pytest.raises(SystemExit):  # the names swapped: argparse refuses it, naming what it expects
         main(args[:2] + ["--column", "arm=action", "--policy", f"{tmp_path}/pols.py:alcohol"])
     assert "expected NAME=COLUMN with NAME one of action, cost, propensity, context" in capsys.readouterr().err
+
+
+def test_per_arm_features_exported_as_columns_are_read_as_each_arms_features(tmp_path):
+    # the layout a team exports for per-arm features: one column per arm and feature; read as (rows, n, d),
+    # the same log as replify's own, from CSV and from Parquet
+    import numpy as np
+    import pytest
+
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    log = Log.simulate("classification-bandit", n=3, rows=300, seed=2)  # block features: (rows, 3, 42)
+    d = log.contexts.shape[2]
+    names = [[f"arm{a}_f{j}" for j in range(d)] for a in range(3)]
+    table = {"arm": log.actions, "loss": log.costs, "p": log.propensities}
+    table.update({names[a][j]: log.contexts[:, a, j] for a in range(3) for j in range(d)})
+    pq.write_table(pa.table(table), tmp_path / "arms.parquet")
+    header = list(table)
+    rows = [",".join(repr(float(table[h][i])) if h != "arm" else str(int(table[h][i])) for h in header)
+            for i in range(log.rows)]
+    (tmp_path / "arms.csv").write_text(",".join(header) + "\n" + "\n".join(rows) + "\n")
+    mapping = {"action": "arm", "cost": "loss", "propensity": "p", "context": names}
+    for read, name in ((Log.from_csv, "arms.csv"), (Log.from_parquet, "arms.parquet")):
+        got = read(tmp_path / name, columns=mapping, n=3)
+        assert got.contexts.shape == log.contexts.shape and np.array_equal(got.contexts, log.contexts), name
+    with pytest.raises(Exception, match="all of one length"):
+        Log.from_csv(tmp_path / "arms.csv", columns={**mapping, "context": [names[0], names[1][:-1], names[2]]})
