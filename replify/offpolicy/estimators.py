@@ -180,6 +180,35 @@ class Estimate:
         return "measured; an asymptotic normal interval (central limit theorem)" + tuned
 
 
+@attrs.frozen
+class Moments:
+    """What an estimate's interval reads of a log and its per-row terms: the interactions ``rows``, the
+    log's ``name`` and declared ``cost_range``, its least and greatest cost, the terms' mean, central
+    second and third moments (over the interactions) and largest absolute value, and the cost model's
+    least and greatest prediction (None without one). :meth:`of` takes them from a log in memory;
+    :mod:`replify.offpolicy.stream` adds them up chunk by chunk."""
+
+    rows: int
+    name: str
+    cost_range: tuple[float, float] | None
+    cost_lo: float
+    cost_hi: float
+    mean: float
+    m2: float
+    m3: float
+    biggest: float
+    hat_lo: float | None = None
+    hat_hi: float | None = None
+
+    @classmethod
+    def of(cls, log: Log, terms: np.ndarray, hat: np.ndarray | None) -> Moments:
+        m = log.mean(terms)
+        return cls(rows=log.rows, name=log.name, cost_range=log.cost_range, cost_lo=float(log.costs.min()),
+                   cost_hi=float(log.costs.max()), mean=m, m2=log.mean((terms - m) ** 2),
+                   m3=log.mean((terms - m) ** 3), biggest=float(np.abs(terms).max()),
+                   hat_lo=None if hat is None else float(hat.min()), hat_hi=None if hat is None else float(hat.max()))
+
+
 def ridge_model(log: Log, lam: float = 1.0) -> Callable[[np.ndarray], np.ndarray]:
     """A cost model fitted on ``log``: per arm, ridge regression (λ = ``lam``) of its logged costs
     on its features (the arm's row of the contexts, or the shared context), with an intercept that
@@ -289,8 +318,9 @@ def estimate(log: Log, policy: Callable[[np.ndarray], Any], estimator: str = "ip
     ess = float(np.sum(k * w)) ** 2 / float(np.sum(k * w * w)) if np.any(w > 0) else 0.0
     weight = largest_weight(log, pi)
     big = _effective_weight(estimator, weight[0], lam)
-    interval, kind, caveat = _interval(log, estimator, value, se, terms, ess, confidence, (big, weight[1]),
-                                       _term_range(log, estimator, value, big, hat))
+    moments = Moments.of(log, terms, hat)
+    interval, kind, caveat = _interval(moments, estimator, value, se, ess, confidence, (big, weight[1]),
+                                       _term_range(moments, estimator, value, big))
     missing = unlogged_arms(log, pi)
     if log.propensity_model is not None:  # said first: it qualifies every number below
         caveat = "; ".join(filter(None, [f"the propensities were {log.propensity_model}: measured, not certified (the "
@@ -301,8 +331,8 @@ def estimate(log: Log, policy: Callable[[np.ndarray], Any], estimator: str = "ip
         alpha = 1.0 - confidence
         interval, kind = (float(np.quantile(resampled, alpha / 2)), float(np.quantile(resampled, 1 - alpha / 2))), "bootstrap"
     elif how == "bernstein":
-        interval, kind, said = _bernstein(log, value, terms, confidence, (big, weight[1]),
-                                          _term_range(log, estimator, value, big, hat))
+        interval, kind, said = _bernstein(moments, value, confidence, (big, weight[1]),
+                                          _term_range(moments, estimator, value, big))
         caveat = said
     if missing:  # IPS and SNIPS count those rows as nothing; DM and DR put the cost model there
         caveat = "; ".join(filter(None, [caveat, f"the policy: {missing}" + (
@@ -332,15 +362,15 @@ def _bootstrap(log: Log, estimator: str, terms: np.ndarray, w: np.ndarray, direc
     return np.concatenate(out)
 
 
-def _bernstein(log: Log, value: float, terms: np.ndarray, confidence: float, weight: tuple[float, bool],
+def _bernstein(moments: Moments, value: float, confidence: float, weight: tuple[float, bool],
                term_range: tuple[float, float]) -> tuple[tuple[float, float], str, str | None]:
     """The empirical Bernstein interval (module docstring, "Other intervals"), within the cost range."""
     lo, hi = term_range
     big, bounded = weight
-    n, big_l = log.rows, math.log(4.0 / (1.0 - confidence))
-    var = log.mean((terms - value) ** 2) * n / (n - 1)  # the unbiased sample variance
+    n, big_l = moments.rows, math.log(4.0 / (1.0 - confidence))
+    var = (moments.m2 + (moments.mean - value) ** 2) * n / (n - 1)  # the unbiased sample variance about the value
     half = math.sqrt(2.0 * var * big_l / n) + 7.0 * (hi - lo) * big_l / (3.0 * (n - 1))
-    c_lo, c_hi = log.cost_range if log.cost_range is not None else (-math.inf, math.inf)
+    c_lo, c_hi = moments.cost_range if moments.cost_range is not None else (-math.inf, math.inf)
     caveat = None if bounded else (f"the terms' range uses the largest weight measured on this log's contexts ({big:.4g}): "
                                    "declare min_propensity for the bound the interval assumes")
     return (max(value - half, c_lo), min(value + half, c_hi)), "bernstein", caveat
@@ -464,19 +494,19 @@ def _effective_weight(estimator: str, big: float, lam: float | None) -> float:
     return float(shrunk_weights(estimator, np.array([big]), lam)[0])
 
 
-def _term_range(log: Log, estimator: str, value: float, big: float, hat: np.ndarray | None) -> tuple[float, float]:
+def _term_range(moments: Moments, estimator: str, value: float, big: float) -> tuple[float, float]:
     """The range of the quantity whose mean is the estimate, each row's weight up to ``big``: w·c for
     IPS, the DR term for DR (the model's predictions widen the cost range), and v + w(c − v) for SNIPS
     (E w = 1, so the estimate less v is the mean of w(c − v)). Costs in the log's declared range, else
     its own."""
-    lo, hi = log.cost_range if log.cost_range is not None else (float(log.costs.min()), float(log.costs.max()))
+    lo, hi = moments.cost_range if moments.cost_range is not None else (moments.cost_lo, moments.cost_hi)
     if estimator == "dm":  # no interval: any range serves
         return lo, hi
     if estimator in ("ips", "sg-ips"):
         return big * min(lo, 0.0), big * max(hi, 0.0)
     if estimator == "snips":
         return value + big * min(lo - value, 0.0), value + big * max(hi - value, 0.0)
-    c_lo, c_hi = min(lo, float(hat.min())), max(hi, float(hat.max()))
+    c_lo, c_hi = min(lo, moments.hat_lo), max(hi, moments.hat_hi)
     return c_lo - big * (c_hi - c_lo), c_hi + big * (c_hi - c_lo)
 
 
@@ -496,7 +526,7 @@ def largest_weight(log: Log, pi: np.ndarray) -> tuple[float, bool]:
     return float(np.max(pi[np.arange(log.stored), log.actions] / log.propensities)), False
 
 
-def _interval(log: Log, estimator: str, value: float, se: float, terms: np.ndarray, ess: float, confidence: float,
+def _interval(moments: Moments, estimator: str, value: float, se: float, ess: float, confidence: float,
               weight: tuple[float, bool], term_range: tuple[float, float]) -> tuple[tuple[float, float] | None, str | None,
                                                                                     str | None]:
     """The interval, its kind and its caveat (module docstring: the normal interval, a caveat where
@@ -506,32 +536,32 @@ def _interval(log: Log, estimator: str, value: float, se: float, terms: np.ndarr
         return None, None, None
     big, bounded = weight
     how = "" if bounded else " (the largest weight measured on this log's contexts: no min_propensity declared)"
-    spread = max(abs(value), float(np.abs(terms).max()), 1.0) * 1e-12
-    if se * math.sqrt(log.rows) <= spread:  # every term the same: the normal interval's width would be 0
+    rows = moments.rows
+    spread = max(abs(value), moments.biggest, 1.0) * 1e-12
+    if se * math.sqrt(rows) <= spread:  # every term the same: the normal interval's width would be 0
         lo, hi = term_range
         if hi <= lo:
             return None, None, ("every term is the same and every logged cost too, with no cost range declared: "
                                 "nothing bounds the costs not seen, so no interval")
         # every one of the N rows gave the same term y0: P(a term differs) <= tau with confidence 1 - alpha,
         # and a term lies in [lo, hi] (the weights up to W), so the mean lies within tau of y0 in that range
-        tau = 1.0 - ((1.0 - confidence) / 2.0) ** (1.0 / log.rows)
-        caveat = (f"every term is the same on {log.rows} rows: a rule-of-three interval over the terms' range "
+        tau = 1.0 - ((1.0 - confidence) / 2.0) ** (1.0 / rows)
+        caveat = (f"every term is the same on {rows} rows: a rule-of-three interval over the terms' range "
                   f"[{lo:.4g}, {hi:.4g}] (weights up to {big:.4g}{how}), not a normal one of width 0")
         return (value - max(value - lo, 0.0) * tau, value + max(hi - value, 0.0) * tau), "rule of three", caveat
     z = NormalDist().inv_cdf(0.5 + confidence / 2.0)
-    m = log.mean(terms)
-    gamma = log.mean((terms - m) ** 3) / log.mean((terms - m) ** 2) ** 1.5
+    gamma = moments.m3 / moments.m2**1.5
     need = COCHRAN * gamma * gamma
     said = []
-    if log.rows < need:
+    if rows < need:
         said.append(f"the terms' skewness {gamma:.3g} asks for {need:,.0f} rows (Cochran's rule, 25 x skewness^2)")
     lo, hi = term_range
-    if (hi - lo) / log.rows > z * se:  # a row the log never drew could move the estimate past its interval
+    if (hi - lo) / rows > z * se:  # a row the log never drew could move the estimate past its interval
         said.append(f"one row of the largest weight ({big:.4g}{how}) would move the estimate by up to "
-                    f"{(hi - lo) / log.rows:.3g}, more than the interval's half-width {z * se:.3g}")
+                    f"{(hi - lo) / rows:.3g}, more than the interval's half-width {z * se:.3g}")
     caveat = None
     if said:
-        caveat = (f"too few effective rows for the normal interval (effective sample size {ess:.3g} of {log.rows} "
+        caveat = (f"too few effective rows for the normal interval (effective sample size {ess:.3g} of {rows} "
                   f"rows): " + "; and ".join(said) + "; its coverage may fall well below the nominal level")
-        warn(f"{estimator} on {log.name}: {caveat}", SmallSampleWarning)
+        warn(f"{estimator} on {moments.name}: {caveat}", SmallSampleWarning)
     return (value - z * se, value + z * se), "normal", caveat
