@@ -286,15 +286,9 @@ def estimate(log: Log, policy: Callable[[np.ndarray], Any], estimator: str = "ip
         clipped = int((w > clip).sum() if log.weights is None else log.weights[w > clip].sum())
         w = np.minimum(w, clip)
     tuned = estimator in TUNED and lam is None
-    hat = None
     with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused below, naming it
         c = log.costs
-        if estimator in MODELLED:
-            hat = cost_model(log, model, folds, seed)
-            direct = (pi * hat).sum(axis=1)
-            err = c - hat[rows, log.actions]
-        else:
-            direct, err = np.zeros_like(c), c  # IPS's family: the cost model is 0
+        direct, err, hat = row_parts(log, pi, estimator, model, folds, seed)
         if tuned:
             lam = _tune(log, estimator, w, direct, err)
         if estimator in ("snips", "sndr"):  # SNIPS is SNDR with the cost model 0
@@ -374,6 +368,17 @@ def _bernstein(moments: Moments, value: float, confidence: float, weight: tuple[
     caveat = None if bounded else (f"the terms' range uses the largest weight measured on this log's contexts ({big:.4g}): "
                                    "declare min_propensity for the bound the interval assumes")
     return (max(value - half, c_lo), min(value + half, c_hi)), "bernstein", caveat
+
+
+def row_parts(log: Log, pi: np.ndarray, estimator: str, model: Callable[[np.ndarray], Any] | None, folds: int | None,
+              seed: Any, hat: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Each row's direct term Σ_a π(a|x) ĉ(x, a), its residual c − ĉ(x, a) at the logged arm, and the
+    cost model's predictions (stored, n; ``hat`` where already computed) — for an estimator without a
+    model, 0, the cost itself and None."""
+    if estimator not in MODELLED:
+        return np.zeros_like(log.costs), log.costs, None  # IPS's family: the cost model is 0
+    hat = cost_model(log, model, folds, seed) if hat is None else hat
+    return (pi * hat).sum(axis=1), log.costs - hat[np.arange(log.stored), log.actions], hat
 
 
 def _checked_lam(estimator: str, lam: Any) -> float | None:

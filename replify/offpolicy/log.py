@@ -397,6 +397,15 @@ class Log:
             table = pq.read_table(path)
         except (OSError, ValueError) as exc:  # not Parquet
             raise InvalidArgumentError(f"path: cannot read the Parquet log {str(path)!r}: {exc}") from None
+        return cls._from_table(table, path, n=n, min_propensity=min_propensity, cost_range=cost_range, columns=columns,
+                               ignore=ignore, rewards=rewards, propensities=propensities)
+
+    @classmethod
+    def _from_table(cls, table: Any, path: Path, *, n: int | None, min_propensity: Any, cost_range: Any,
+                    columns: Mapping[str, Any] | None, ignore: Any, rewards: bool, propensities: str,
+                    first_row: int = 0) -> Log:
+        """A log from a pyarrow table read from ``path`` (:meth:`from_parquet`; a chunk of a larger
+        log starting at row ``first_row``, :mod:`replify.offpolicy.stream`)."""
         names = renamed(list(table.column_names), columns, ignore, path)
         logged = _logged(propensities)
         features = file_columns(names, path, propensity=logged)
@@ -405,7 +414,7 @@ class Log:
         for h in ["action", "cost", *(["propensity"] if logged else []), *features]:
             column = table.column(index[h])
             if column.null_count:
-                row = int(np.flatnonzero(np.asarray(column.is_null()))[0])
+                row = first_row + int(np.flatnonzero(np.asarray(column.is_null()))[0])
                 raise InvalidArgumentError(f"{h}: row {row} of the Parquet log {str(path)!r} is missing")
             kind = str(column.type)
             if not (kind.startswith(("int", "uint")) or kind in ("float", "double", "halffloat")):
@@ -425,10 +434,11 @@ class Log:
                                    costs=0.0 - data["cost"] if rewards else data["cost"],
                                    propensities=data["propensity"] if logged else "estimate", n=n, name=path.name,
                                    min_propensity=min_propensity, cost_range=cost_range)
-        except InvalidArgumentError as exc:  # a bad row: the file named too
+        except InvalidArgumentError as exc:  # a bad row: the file named too (and the chunk's place in it)
             if _BAD_ROW.match(str(exc)) is None:
                 raise
-            raise InvalidArgumentError(f"the Parquet log {str(path)!r}: {exc}") from None
+            where = f" (the chunk from row {first_row})" if first_row else ""
+            raise InvalidArgumentError(f"the Parquet log {str(path)!r}{where}: {exc}") from None
 
     @classmethod
     def simulate(cls, adversary: Any, *, n: int, rows: int, seed: Seed, logging: Any = "uniform",
@@ -588,10 +598,14 @@ def unlogged_arms(log: Log, pi: np.ndarray) -> str | None:
     cost model stands in for them). None where every arm it plays was logged."""
     logged = np.zeros(log.n, dtype=bool)
     logged[np.unique(log.actions)] = True
-    mass = np.array([log.mean(pi[:, a]) for a in range(log.n)])
-    missing = np.flatnonzero(~logged & (mass > 0))
+    return unlogged_text(log.name, np.array([log.mean(pi[:, a]) for a in range(log.n)]), logged)
+
+
+def unlogged_text(name: str, share: np.ndarray, logged: np.ndarray) -> str | None:
+    """:func:`unlogged_arms` from each arm's share of the policy's play and whether the log shows it."""
+    missing = np.flatnonzero(~logged & (share > 0))
     if missing.size == 0:
         return None
-    arms = ", ".join(f"{int(a)} ({mass[a]:.0%} of its play)" for a in missing)
-    return (f"it plays arm{'s' if missing.size > 1 else ''} {arms}, which {log.name} never logged: the estimate has "
+    arms = ", ".join(f"{int(a)} ({share[a]:.0%} of its play)" for a in missing)
+    return (f"it plays arm{'s' if missing.size > 1 else ''} {arms}, which {name} never logged: the estimate has "
             "no data there")
