@@ -347,7 +347,8 @@ class RoundedRidgeLanes(ContextLanes):
         far = np.abs(np.asarray(costs, dtype=np.float64) - p.cost_center)
         if np.nanmax(far, initial=0.0) > p.cost_scale * (1.0 + 1e-12):
             raise InvalidArgumentError(
-                f"{self.label}: a cost {np.nanmax(far):.6g} from cost_center={p.cost_center:g} at step {step}, beyond "
+                f"{self.label}: a cost of {float(np.asarray(costs, dtype=np.float64).ravel()[np.nanargmax(far.ravel())]):.6g} "
+                f"at step {step}, {np.nanmax(far):.6g} from cost_center={p.cost_center:g}, beyond "
                 f"cost_scale={p.cost_scale:g}: variance='measured' assumes costs within [{p.cost_center - p.cost_scale:g}, "
                 f"{p.cost_center + p.cost_scale:g}] (declare a wider cost_scale, or use variance='declared')")
 

@@ -29,7 +29,10 @@ so two logs' estimates have E‖θ̂ − θ̂′‖₂ ≤ √W·β/√N with th
 On one offset the roundings differ with probability at most E‖θ̂ − θ̂′‖₁/w ≤ √p·√W·β/(w√N); the
 width w = √p·√W·β/(ρ·√N) makes it **ρ, for two logs of N rows each** (the fitted part's rows; the
 held-out split is drawn from the seed, and the grid's offset from a stream of its own, so that nothing
-the data did — how many draws the split took — moves the grid). Where p_min or the cost range is not declared, the log's own
+the data did — how many draws the split took — moves the grid). The width depends on N, so logs of
+other sizes part whatever R does (an independent review: logs of 1 000 and 1 001 rows parted in every
+pair): ``fit_rows=N`` fits exactly N interactions of each (the rest held out), and the certificate then
+holds for logs of any sizes above it. Where p_min or the cost range is not declared, the log's own
 are used and the policy is measured, not certified (two logs would not share them). A log whose
 propensities were estimated certifies nothing.
 
@@ -57,7 +60,7 @@ from typing import Any
 import attrs
 import numpy as np
 
-from replify.base.randomness import Seed, seed_sequence
+from replify.base.randomness import child, Seed, seed_sequence
 from replify.components.rounded_ridge import DEFAULT_LAM, round_on_grid, stability_constant
 from replify.errors import InvalidArgumentError, MissingExtraError
 from replify.offpolicy.estimators import Estimate, estimate
@@ -102,16 +105,19 @@ class LearnedPolicy:
         """What the certificate says, in one line, or why there is none."""
         if not self.certified:
             return self.note or "measured, not certified"
-        return f"certified: rho <= {self.rho_bound:g} for two logs of {self.rows} fitted rows each"
+        return (f"certified: rho <= {self.rho_bound:g} for two logs of {self.rows} fitted rows each (logs of other sizes: "
+                f"declare fit_rows=, the same for both)")
 
 
 def learn_policy(log: Log, *, rho: float | np.floating, seed: Seed, model: str | None = None, holdout: float = 0.2,
                  lam: float | None = None, feature_bound: float | None = None, min_propensity: Any = None,
-                 cost_bound: Any = None, confidence: float = 0.95) -> LearnedPolicy:
+                 cost_bound: Any = None, confidence: float = 0.95, fit_rows: int | None = None) -> LearnedPolicy:
     """A linear policy fitted on ``log`` and rounded on a grid from ``seed``'s R, iid ρ-replicable
     (module docstring), its value estimated on a held-out share ``holdout`` of the rows. ``model``:
     ``"shared"`` for per-arm features (rows, n, d), ``"disjoint"`` for a shared context (rows, d)
-    (the default follows the contexts)."""
+    (the default follows the contexts). ``fit_rows=N`` fits exactly N interactions dealt from the log
+    (the rest held out): the certificate is for two logs that fit the same number of rows, so logs of
+    different sizes declare it."""
     if not isinstance(log, Log):
         raise InvalidArgumentError(f"log must be a replify.offpolicy.Log; got {type(log).__name__}")
     if isinstance(rho, (bool, np.bool_)) or not (isinstance(rho, numbers.Real) and 0.0 < rho < 1.0):
@@ -131,11 +137,20 @@ def learn_policy(log: Log, *, rho: float | np.floating, seed: Seed, model: str |
     if norms > bound_l * (1.0 + 1e-12):
         raise InvalidArgumentError(f"{log.name}: a feature vector of norm {norms:.6g}, above feature_bound={bound_l:g} "
                                    "(the certificate assumes the bound: give the bound your features respect)")
-    grid, dealing = (np.random.default_rng(s) for s in seed_sequence(seed).spawn(2))  # R: the grid's, the split's
-    fit, held = _deal(log, float(holdout), dealing)
+    root = seed_sequence(seed)  # children without spawning: a SeedSequence shared by two calls is never moved
+    grid, dealing = np.random.default_rng(child(root, 0)), np.random.default_rng(child(root, 1))  # R: the grid's, the split's
+    if fit_rows is not None and (isinstance(fit_rows, bool) or not isinstance(fit_rows, numbers.Integral)
+                                 or not 1 <= fit_rows < log.rows):
+        raise InvalidArgumentError(f"fit_rows must be an integer in [1, {log.rows}) (the interactions fitted; the rest of "
+                                   f"{log.name} is held out); got {fit_rows!r}")
+    fit, held = _deal(log, float(holdout) if fit_rows is None else 1.0 - int(fit_rows) / log.rows, dealing,
+                      None if fit_rows is None else log.rows - int(fit_rows))
     (lo, hi), ranged = _cost_range(log, cost_bound)
     center, half = _baseline(lo, hi), _half_range(lo, hi)
     p_min = log.min_propensity if min_propensity is None else float(min_propensity)
+    if min_propensity is not None and log.min_propensity is not None and p_min > log.min_propensity:
+        raise InvalidArgumentError(f"min_propensity={p_min:g}, but {log.name} declares its logging policy's smallest "
+                                   f"probability is {log.min_propensity:g}: a larger one contradicts it")
     notes = []
     if log.propensity_model is not None:
         notes.append(f"the logging policy's own propensities ({log.name}'s were {log.propensity_model})")
@@ -197,7 +212,7 @@ def learn_classifier(log: Log, *, seed: Seed, holdout: float = 0.2, confidence: 
                                 "'replify[offpolicy]'") from None
     if not isinstance(log, Log):
         raise InvalidArgumentError(f"log must be a replify.offpolicy.Log; got {type(log).__name__}")
-    fit, held = _deal(log, float(holdout), np.random.default_rng(seed_sequence(seed).spawn(2)[1]))  # learn_policy's split
+    fit, held = _deal(log, float(holdout), np.random.default_rng(child(seed_sequence(seed), 1)))  # learn_policy's split
     (lo, hi), _ = _cost_range(log, cost_bound)
     weight = (hi - fit.costs) / fit.propensities * (1.0 if fit.weights is None else fit.weights)
     x = fit.contexts.reshape(fit.stored, -1)
@@ -213,10 +228,10 @@ def _placeholder() -> Estimate:
     return Estimate(estimator="ips", value=math.nan, interval=None, standard_error=math.nan, confidence=0.95, rows=0)
 
 
-def _deal(log: Log, share: float, rng: np.random.Generator) -> tuple[Log, Log]:
-    """The log's interactions dealt at random into a fitted part and a held-out share ``share`` (a
-    compact log by its weights: a multivariate hypergeometric draw, exact)."""
-    held_rows = int(round(share * log.rows))
+def _deal(log: Log, share: float, rng: np.random.Generator, held_rows: int | None = None) -> tuple[Log, Log]:
+    """The log's interactions dealt at random into a fitted part and a held-out share ``share`` (or
+    exactly ``held_rows``; a compact log by its weights: a multivariate hypergeometric draw, exact)."""
+    held_rows = int(round(share * log.rows)) if held_rows is None else held_rows
     if not 1 <= held_rows < log.rows:
         raise InvalidArgumentError(f"holdout={share:g} of {log.name}'s {log.rows} rows leaves no row to fit or to "
                                    "hold out")

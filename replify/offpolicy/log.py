@@ -456,7 +456,8 @@ class Log:
         rows of wine is 534 stored rows."""
         if isinstance(rows, bool) or not isinstance(rows, (int, np.integer)) or rows < 1:
             raise InvalidArgumentError(f"rows must be an integer >= 1; got {rows!r}")
-        s_data, s_act = seed_sequence(seed).spawn(2)
+        root = seed_sequence(seed)  # children without spawning: the caller's SeedSequence is never moved
+        s_data, s_act = child(root, 0), child(root, 1)
         seq = logged_system(adversary, n=n, rows=int(rows), instance_seed=instance_seed, adversary_params=adversary_params)
         if compact:
             return cls._compact(seq, n=n, rows=int(rows), logging=logging, rng=np.random.default_rng(s_data),

@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from replify.base.randomness import Seed, seed_sequence
+from replify.base.randomness import child, Seed, seed_sequence
 from replify.errors import InvalidArgumentError
 from replify.evaluation.report import Report
 from replify.offpolicy.log import Log
@@ -118,7 +118,7 @@ def replicability(logs: Callable[[np.random.SeedSequence], Log] | tuple[Callable
         raise InvalidArgumentError(f"decide must be a function (log, R) -> a replicable value or choice; got "
                                    f"{type(decide).__name__}")
     root = seed_sequence(seed)
-    split_seed, pair_seeds = root.spawn(2)
+    split_seed, pair_seeds = child(root, 0), child(root, 1)  # the caller's SeedSequence is never moved
     if isinstance(logs, Log):
         if logs.rows < 2 * pairs:
             raise InvalidArgumentError(f"pairs={pairs}: {logs.name} has {logs.rows} rows, fewer than the 2 x {pairs} "

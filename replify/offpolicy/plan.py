@@ -29,7 +29,7 @@ import attrs
 import numpy as np
 
 from replify.base.checks import check_positive, check_probability, check_rho
-from replify.base.randomness import Seed, seed_sequence
+from replify.base.randomness import child, Seed, seed_sequence
 from replify.errors import InvalidArgumentError
 from replify.offpolicy.log import Log
 from replify.offpolicy.select import incumbent_factor, select, selection_factor
@@ -69,7 +69,8 @@ class RowsPlan:
         chance = np.full(n, 0.5 + self.gap / (2.0 * (hi - lo)))  # P(cost = hi) per arm: rivals gap/2 above the middle
         chance[0] = 0.5 - self.gap / (2.0 * (hi - lo))
         probs = np.stack([chance, 1.0 - chance], axis=1).ravel() / n  # (arm, hi), (arm, lo), ...
-        data, rs = seed_sequence(seed).spawn(2)
+        root = seed_sequence(seed)  # children without spawning: the caller's SeedSequence is never moved
+        data, rs = child(root, 0), child(root, 1)
         rng = np.random.default_rng(data)
         pols = [lambda c, a=a: np.full(c.shape[0], a) for a in range(self.candidates)]
         contexts = np.zeros((2 * n, n, 1))

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from replify.base.checks import public
-from replify.base.randomness import Seed, seed_sequence
+from replify.base.randomness import child, Seed, seed_sequence
 from replify.engine.declarations import declared_bounds
 from replify.errors import InvalidArgumentError
 from replify.offpolicy.log import Log, check_simulated_size, logged_system
@@ -40,7 +40,8 @@ def record(learner: Any, adversary: Any, *, n: int, rows: int, seed: Seed, epsil
     if isinstance(rows, bool) or not isinstance(rows, (int, np.integer)) or rows < 1:
         raise InvalidArgumentError(f"rows must be an integer >= 1; got {rows!r}")
     rows = int(rows)
-    s_data, s_explore, s_learner = seed_sequence(seed).spawn(3)
+    root = seed_sequence(seed)  # children without spawning: the caller's SeedSequence is never moved
+    s_data, s_explore, s_learner = (child(root, k) for k in range(3))
     seq = logged_system(adversary, n=n, rows=rows, instance_seed=instance_seed, adversary_params=adversary_params)
     check_simulated_size(seq, n=n, rows=rows)
     if isinstance(learner, str):

@@ -401,6 +401,11 @@ def _cost_range(log: Log, cost_bound: Any) -> tuple[tuple[float, float], bool]:
                                        f"got {cost_bound!r:.80}") from None
         if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
             raise InvalidArgumentError(f"cost_bound must be a pair (lo, hi) of finite numbers with lo < hi; got {cost_bound!r}")
+    declared = log.cost_range
+    if declared is not None and (lo > declared[0] or hi < declared[1]):  # a range the log itself says is too narrow
+        raise InvalidArgumentError(f"cost_bound=[{lo:g}, {hi:g}], but {log.name} declares its costs lie in "
+                                   f"[{declared[0]:g}, {declared[1]:g}]: a bound narrower than the log's own range "
+                                   "contradicts it (give one that contains it, or none)")
     outside = (log.costs < lo) | (log.costs > hi)
     if outside.any():
         i = int(np.argmax(outside))
@@ -439,6 +444,8 @@ def _stability(log: Log, rho: Any, min_propensity: Any, cost_bound: Any,
             raise InvalidArgumentError(f"min_propensity must be in (0, 1]; got {min_propensity!r}")
         if log.distribution is not None:  # the whole logging distribution, where the log records it
             seen = min(seen, float(log.distribution.min()))
+        if log.min_propensity is not None:  # what the log itself declares
+            seen = min(seen, float(log.min_propensity))
         if seen < min_propensity * (1 - 1e-12):
             raise InvalidArgumentError(f"min_propensity={min_propensity:g}, but {log.name} logs a probability of {seen:g}: "
                                        "the logging policy's smallest probability of an arm is below what was declared")

@@ -243,7 +243,13 @@ def test_a_selection_is_certified_only_on_what_it_was_told():
     with pytest.raises(InvalidArgumentError, match="min_propensity=0.5, but .* logs a probability of 0.333333"):
         select(bare, pols, rho=0.1, seed=0, min_propensity=0.5)
     with pytest.raises(InvalidArgumentError, match=r"cost_bound=\[-0.5, 0.5\]: row \d+ of .* costs 1.0, outside it"):
-        select(log, pols, rho=0.1, seed=0, cost_bound=0.5)
+        select(bare, pols, rho=0.1, seed=0, cost_bound=0.5)
+    # a bound narrower than the range the log declares contradicts it (an independent review's finding:
+    # it was accepted, and certified a grid 50 times narrower), as does a floor above the declared one
+    with pytest.raises(InvalidArgumentError, match=r"cost_bound=\[0.49, 0.51\], but .* declares its costs lie in \[0, 1\]"):
+        select(log, pols, rho=0.1, seed=0, cost_bound=(0.49, 0.51))
+    with pytest.raises(InvalidArgumentError, match="min_propensity=0.5, but .* logs a probability of 0.333333"):
+        select(log, pols, rho=0.1, seed=0, min_propensity=0.5)
     for bad in ((1.0, 0.0), (0.0, float("nan")), "0,1", (0, 1, 2)):
         with pytest.raises(InvalidArgumentError, match="cost_bound must be"):
             select(log, pols, rho=0.1, seed=0, cost_bound=bad)
