@@ -97,19 +97,23 @@ class _Sums:
     weight: float = 0.0  # Σ w and Σ w², the weights' (for the effective sample size)
     weight2: float = 0.0
 
-    def add(self, u: np.ndarray, k: np.ndarray, w: np.ndarray) -> None:
-        """Add the rows' parts ``u`` (stored, parts), their counts ``k`` and weights ``w``."""
+    def add(self, u: np.ndarray, k: np.ndarray, weights: tuple[float, float, float]) -> None:
+        """Add the rows' parts ``u`` (stored, parts), their counts ``k``, and the interactions, Σw and
+        Σw² of the chunk (``weights``: the same for every estimator of a candidate)."""
         if self.shift is None:
             self.shift = u[0].copy()
-        self.merge_in(_Sums.of(u, k, w, self.shift, self.parts))
+        self.merge_in(_Sums.of(u, k, weights, self.shift, self.parts))
 
     @classmethod
-    def of(cls, u: np.ndarray, k: np.ndarray, w: np.ndarray, shift: np.ndarray, parts: int) -> _Sums:
+    def of(cls, u: np.ndarray, k: np.ndarray, weights: tuple[float, float, float], shift: np.ndarray,
+           parts: int) -> _Sums:
         v = u - shift
         kv = v * k[:, None]
-        return cls(parts=parts, rows=float(k.sum()), shift=shift, s1=kv.sum(axis=0), s2=kv.T @ v,
-                   s3=np.einsum("ri,rj,rk->ijk", kv, v, v), biggest=np.abs(u).max(axis=0), weight=float(k @ w),
-                   weight2=float(k @ (w * w)))
+        s2 = kv.T @ v  # matrix products (BLAS), not an einsum over the rows
+        s3 = np.stack([(kv * v[:, i:i + 1]).T @ v for i in range(v.shape[1])])  # a loop over the few parts
+        rows, weight, weight2 = weights
+        return cls(parts=parts, rows=rows, shift=shift, s1=kv.sum(axis=0), s2=s2, s3=s3,
+                   biggest=np.abs(u).max(axis=0), weight=weight, weight2=weight2)
 
     def moved(self, shift: np.ndarray) -> _Sums:
         """These sums about ``shift`` instead (v′ = v + δ, δ = old shift − new)."""
@@ -221,14 +225,19 @@ def _chunk(log: Log, policies: Sequence[Any], estimators: Sequence[str], model: 
         pi = policy_probabilities(policy, log)
         w = pi[rows, log.actions] / log.propensities
         cand = _Candidate(sums={e: _Sums(parts=3 if e in ("snips", "sndr") else 1) for e in estimators})
+        weights = (float(k.sum()), float(k @ w), float(k @ (w * w)))
         with np.errstate(over="ignore", invalid="ignore"):
+            parts = {}  # the direct terms and residuals, once for the estimators with a model and once without
             for e in estimators:  # a loop over the estimators
-                direct, err, used = row_parts(log, pi, e, model, None, None, hat)
+                key = e in MODELLED
+                if key not in parts:
+                    parts[key] = row_parts(log, pi, e, model, None, None, hat)
+                direct, err, used = parts[key]
                 if e in ("snips", "sndr"):
                     u = np.stack([direct, w * err, w], axis=1)
                 else:
                     u = _terms(e, w, log.costs, direct, err, lams[e])[:, None]
-                cand.sums[e].add(u, k, w)
+                cand.sums[e].add(u, k, weights)
                 if used is not None:
                     cand.hat_lo, cand.hat_hi = float(used.min()), float(used.max())
         cand.mass = (pi * k[:, None]).sum(axis=0)
