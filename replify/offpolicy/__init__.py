@@ -9,8 +9,8 @@ logging policies and a target's probabilities on a log's rows), ``record`` (a lo
 learner at work, explored ε-greedily), ``estimators`` (the
 estimates), ``compare`` (every candidate by every estimator: a table and its figure), ``learn`` (a policy
 learned from a log, replicably, and the uncertified classifier beside it), ``propensity`` (the
-stated model for a log without propensities), ``stream`` (logs larger than memory: estimates in one
-pass over Parquet chunks, here or on Dask), ``select`` (a rounded estimate and a choice among policies that two independent logs
+stated model for a log without propensities), ``stream`` (logs larger than memory: estimates and the
+certified choice in one pass over Parquet chunks, here or on Dask), ``select`` (a rounded estimate and a choice among policies that two independent logs
 make alike with probability ≥ 1 − ρ, certified), ``measure`` (their replicability measured over
 pairs of logs, as a :class:`replify.Report`, and computed over R for two given logs), ``plan`` (the
 rows a choice needs, before any log is collected). May import: everything below (the ground floor, components,
@@ -20,7 +20,7 @@ plugins, sources, engine's declarations, evaluation, plots). Costs are losses, l
 from replify.offpolicy.estimators import ESTIMATORS, INTERVALS, Estimate, estimate
 from replify.offpolicy.compare import Comparison, compare
 from replify.offpolicy.learn import ClassifierPolicy, LearnedPolicy, learn_classifier, learn_policy
-from replify.offpolicy.stream import compare_dask, compare_stream, parquet_chunks
+from replify.offpolicy.stream import compare_dask, compare_stream, parquet_chunks, select_stream
 from replify.offpolicy.log import Log
 from replify.offpolicy.policies import epsilon_greedy, softmax
 from replify.offpolicy.record import record
@@ -28,5 +28,5 @@ from replify.offpolicy.measure import parting_probability, replicability
 from replify.offpolicy.plan import RowsPlan, rows_for
 from replify.offpolicy.select import Replicable, incumbent_factor, replicable_value, select, selection_factor
 
-__all__ = ["compare_dask", "compare_stream", "parquet_chunks", "ClassifierPolicy", "LearnedPolicy", "learn_classifier", "learn_policy", "Comparison", "ESTIMATORS", "INTERVALS", "Estimate", "compare", "Log", "Replicable", "epsilon_greedy", "estimate", "incumbent_factor", "parting_probability", "replicability", "rows_for", "RowsPlan",
+__all__ = ["compare_dask", "compare_stream", "parquet_chunks", "select_stream", "ClassifierPolicy", "LearnedPolicy", "learn_classifier", "learn_policy", "Comparison", "ESTIMATORS", "INTERVALS", "Estimate", "compare", "Log", "Replicable", "epsilon_greedy", "estimate", "incumbent_factor", "parting_probability", "replicability", "rows_for", "RowsPlan",
            "record", "replicable_value", "select", "selection_factor", "softmax"]

@@ -379,13 +379,53 @@ def _estimate(log: Log, policy: Any, baseline: float) -> tuple[float, float | No
             overlap)
 
 
-def _cost_range(log: Log, cost_bound: Any) -> tuple[tuple[float, float], bool]:
+@attrs.frozen
+class Summary:
+    """What a replicable decision reads of a log beside its candidates' estimates: its ``name``, the
+    interactions ``rows``, the declared ``cost_range`` and ``min_propensity``, how its propensities
+    were estimated (``propensity_model``, None: logged), its least propensity, its logging
+    distribution's least entry (None where it records none), its least and greatest cost, and the
+    first cost outside a range (:meth:`outside`; a stream checks its chunks as it reads them).
+    :func:`summary` takes it from a log in memory; :mod:`replify.offpolicy.stream` adds it up."""
+
+    name: str
+    rows: int
+    cost_range: tuple[float, float] | None
+    min_propensity: float | None
+    propensity_model: str | None
+    propensity_min: float
+    distribution_min: float | None
+    cost_lo: float
+    cost_hi: float
+    costs: np.ndarray | None = None  # a log in memory: its costs, for the row named by :meth:`outside`
+
+    def outside(self, lo: float, hi: float) -> tuple[int, float] | None:
+        """The first row whose cost lies outside [lo, hi], and its cost (None: none)."""
+        if self.costs is None:
+            return None
+        out = (self.costs < lo) | (self.costs > hi)
+        if not out.any():
+            return None
+        i = int(np.argmax(out))
+        return i, float(self.costs[i])
+
+
+def summary(log: Log) -> Summary:
+    """A log's :class:`Summary`."""
+    return Summary(name=log.name, rows=log.rows, cost_range=log.cost_range, min_propensity=log.min_propensity,
+                   propensity_model=log.propensity_model, propensity_min=float(log.propensities.min()),
+                   distribution_min=None if log.distribution is None else float(log.distribution.min()),
+                   cost_lo=float(log.costs.min()), cost_hi=float(log.costs.max()), costs=log.costs)
+
+
+def _cost_range(log: Log | Summary, cost_bound: Any) -> tuple[tuple[float, float], bool]:
     """(lo, hi) from ``cost_bound`` (M, a pair, or None: the log's declared range), every cost of
     the log checked to lie in it, and whether it was declared (else the log's own least and
     greatest costs are used, and nothing is certified)."""
+    log = summary(log) if isinstance(log, Log) else log
     if cost_bound is None:
         if log.cost_range is None:
-            lo, hi = float(log.costs.min()), float(log.costs.max())
+            lo, hi = log.cost_lo, log.cost_hi
             return (lo, hi if hi > lo else lo + 1.0), False
         cost_bound = log.cost_range
     if isinstance(cost_bound, numbers.Real) and not isinstance(cost_bound, (bool, np.bool_)):
@@ -406,15 +446,15 @@ def _cost_range(log: Log, cost_bound: Any) -> tuple[tuple[float, float], bool]:
         raise InvalidArgumentError(f"cost_bound=[{lo:g}, {hi:g}], but {log.name} declares its costs lie in "
                                    f"[{declared[0]:g}, {declared[1]:g}]: a bound narrower than the log's own range "
                                    "contradicts it (give one that contains it, or none)")
-    outside = (log.costs < lo) | (log.costs > hi)
-    if outside.any():
-        i = int(np.argmax(outside))
-        raise InvalidArgumentError(f"cost_bound=[{lo:g}, {hi:g}]: row {i} of {log.name} costs {float(log.costs[i])!r}, "
+    outside = log.outside(lo, hi)
+    if outside is not None:
+        i, cost = outside
+        raise InvalidArgumentError(f"cost_bound=[{lo:g}, {hi:g}]: row {i} of {log.name} costs {cost!r}, "
                                    f"outside it; give the range the costs respect")
     return (lo, hi), True
 
 
-def _stability(log: Log, rho: Any, min_propensity: Any, cost_bound: Any,
+def _stability(log: Summary, rho: Any, min_propensity: Any, cost_bound: Any,
                min_rows: Any) -> tuple[float, float, bool, str | None, tuple[float, float]]:
     """s (at the log's rows, or at the declared ``min_rows``), the p_min used, whether certified, why
     not, and the cost range (module docstring)."""
@@ -428,7 +468,7 @@ def _stability(log: Log, rho: Any, min_propensity: Any, cost_bound: Any,
             raise InvalidArgumentError(f"min_rows={int(min_rows)}, but {log.name} has {log.rows} rows: a log must have "
                                        "at least the declared least size")
     (lo, hi), ranged = _cost_range(log, cost_bound)
-    seen = float(log.propensities.min())
+    seen = log.propensity_min
     notes = []
     if log.propensity_model is not None:  # an estimate bounds no propensity: nothing here is certified
         notes.append(f"the logging policy's own propensities ({log.name}'s were {log.propensity_model})")
@@ -442,8 +482,8 @@ def _stability(log: Log, rho: Any, min_propensity: Any, cost_bound: Any,
         if isinstance(min_propensity, (bool, np.bool_)) or not (isinstance(min_propensity, numbers.Real)
                                                                 and 0.0 < min_propensity <= 1.0):
             raise InvalidArgumentError(f"min_propensity must be in (0, 1]; got {min_propensity!r}")
-        if log.distribution is not None:  # the whole logging distribution, where the log records it
-            seen = min(seen, float(log.distribution.min()))
+        if log.distribution_min is not None:  # the whole logging distribution, where the log records it
+            seen = min(seen, log.distribution_min)
         if log.min_propensity is not None:  # what the log itself declares
             seen = min(seen, float(log.min_propensity))
         if seen < min_propensity * (1 - 1e-12):
@@ -478,12 +518,12 @@ def _width(raw: float, v: float, ladder: bool) -> tuple[float, int | None]:
     return ladder_point(raw, v) if ladder else (raw, None)
 
 
-def _finite(log: Log, what: str, value: Any, lo: float, hi: float) -> None:
+def _finite(log: Summary, what: str, value: Any, lo: float, hi: float) -> None:
     """Refuse an estimate or a width that overflowed float64 (costs near ±1.8e308 over small
     propensities), rather than return infinity marked certified."""
     if not np.all(np.isfinite(value)):
         raise InvalidArgumentError(f"cost_bound=[{lo:g}, {hi:g}]: the {what} on {log.name} overflows float64 (costs "
-                                   f"this large over propensities down to {float(log.propensities.min()):g}); rescale "
+                                   f"this large over propensities down to {log.propensity_min:g}); rescale "
                                    "the costs (the decision is the same in any unit)")
 
 
@@ -502,21 +542,28 @@ def overlap_charge(rows: int, min_propensity: float, rho: float) -> tuple[float,
 VARIANCES = ("worst-case", "overlap")
 
 
-def _rounded(log: Log, rho: Any, seed: Seed, min_propensity: Any, cost_bound: Any, min_rows: Any,
-             policies: Sequence[Any], factor: float, variance: Any = "worst-case") -> tuple[dict[str, Any], np.ndarray]:
+def _rounded(log: Log | Summary, rho: Any, seed: Seed, min_propensity: Any, cost_bound: Any, min_rows: Any,
+             policies: Sequence[Any], factor: float, variance: Any = "worst-case",
+             estimates: Callable[[float], Any] | None = None) -> tuple[dict[str, Any], np.ndarray]:
     """The candidates' estimates rounded on one grid: its width (c·s/ρ on the ladder), offset u and
-    R's order of the candidates, the cells (integers) and the clipped values (module docstring)."""
+    R's order of the candidates, the cells (integers) and the clipped values (module docstring).
+    ``log`` is a log in memory, or a stream's :class:`Summary` with ``estimates(b)``, every
+    candidate's (d, true value, unlogged arms, overlap) about the baseline b."""
     if variance not in VARIANCES:
         raise InvalidArgumentError(f"variance must be one of {VARIANCES}; got {variance!r}")
+    if isinstance(log, Log):
+        whole = log
+        log = summary(whole)
+        estimates = lambda b: [_estimate(whole, pol, b) for pol in policies]  # noqa: E731
     s, p, certified, note, (lo, hi) = _stability(log, rho, min_propensity, cost_bound, min_rows)
     rho = float(rho)  # a numpy float32 would carry its precision into the width
     rng = np.random.default_rng(seed_sequence(seed))
     u, order, v = float(rng.random()), rng.permutation(len(policies)), float(rng.random())
     b = _baseline(lo, hi)
-    d, truth, unlogged, overlap = zip(*(_estimate(log, pol, b) for pol in policies))
+    d, truth, unlogged, overlap = zip(*estimates(b))
     rho_cells, ladder_on = rho, min_rows is None
     if variance == "overlap":
-        if log.distribution is None:
+        if log.distribution_min is None:
             raise InvalidArgumentError(f"variance='overlap' needs the logging policy's whole distribution on every row "
                                        f"(Log.distribution), which {log.name} does not record; use "
                                        "variance='worst-case'")
@@ -586,6 +633,25 @@ def select(log: Log, policies: Sequence[Any] | Mapping[Any, Any], *,
     added as the last candidate, named "logging"; where a candidate is named "logging", that
     candidate), kept where it shares the least cell (module docstring, "Keeping the
     incumbent": the width's factor is then c_K⁺). ``variance`` as in :func:`replicable_value`."""
+    names, policies, incumbent, factor = candidates(policies, incumbent, variance)
+    got, order = _rounded(log, rho, seed, min_propensity, cost_bound, min_rows, policies, factor, variance)
+    return chosen(got, order, names, incumbent)
+
+
+def chosen(got: dict[str, Any], order: np.ndarray, names: tuple[str, ...] | None, incumbent: int | None) -> Replicable:
+    """The choice among rounded estimates (:func:`_rounded`'s): the least cell, the incumbent where it
+    shares it, else the first in R's order."""
+    cells = got["cells"]
+    lowest = np.flatnonzero(cells == cells.min())
+    pick = incumbent if incumbent is not None and incumbent in lowest else int(order[np.isin(order, lowest)][0])
+    return Replicable(chosen=pick, tied=int(lowest.size), names=names, incumbent=incumbent, **got)
+
+
+def candidates(policies: Sequence[Any] | Mapping[Any, Any], incumbent: Any,
+               variance: str) -> tuple[tuple[str, ...] | None, list[Any], int | None, float]:
+    """:func:`select`'s candidates checked: their names (None for a sequence), the policies (the
+    logging policy appended where it is the incumbent), the incumbent's index, and the width's
+    factor c_K (c_K⁺ with an incumbent)."""
     names = keys = None
     if isinstance(policies, Mapping):
         keys = list(policies)
@@ -620,8 +686,5 @@ def select(log: Log, policies: Sequence[Any] | Mapping[Any, Any], *,
         incumbent = int(incumbent)
     k = len(policies)
     factor = selection_factor(k) if incumbent is None else incumbent_factor(k, overlap=variance == "overlap")
-    got, order = _rounded(log, rho, seed, min_propensity, cost_bound, min_rows, policies, factor, variance)
-    cells = got["cells"]
-    lowest = np.flatnonzero(cells == cells.min())
-    chosen = incumbent if incumbent is not None and incumbent in lowest else int(order[np.isin(order, lowest)][0])
-    return Replicable(chosen=chosen, tied=int(lowest.size), names=names, incumbent=incumbent, **got)
+    return names, policies, incumbent, factor
+

@@ -2,7 +2,8 @@
 candidate by every estimator in one pass over a log read in chunks — a Parquet file or a partitioned
 Parquet dataset (a folder of files), :func:`parquet_chunks` — on this machine (:func:`compare_stream`)
 or on a Dask cluster's workers (:func:`compare_dask`), equal to :func:`replify.offpolicy.compare` on
-the whole log in memory.
+the whole log in memory — and the certified choice among them (:func:`select_stream`), the same
+as :func:`replify.offpolicy.select` on the whole log.
 
 **How.** Every estimate here is a function of sums over the interactions: an estimator whose value is
 a mean of per-row terms t (IPS, the direct method, DR, Switch-DR, DRos and sub-Gaussian IPS, with
@@ -21,13 +22,13 @@ of the in-memory one.
 **What a pass cannot do.** A cost model fitted on the log, cross-fitting and a λ tuned on the log
 each need the rows twice (fit, then estimate): give ``model=`` (fitted elsewhere, or on a sample)
 and ``lam=``; the bootstrap resamples the whole log. Each is refused by name. Estimated propensities
-would be fitted chunk by chunk: refused too. The replicable decisions (``select``,
-``replicable_value``) read the whole log in memory; a compact log (``Log.simulate(..., compact=True)``)
-holds 10⁸ interactions of a data set in a few hundred rows.
+would be fitted chunk by chunk: refused too. The certified choice needs the costs' range before the
+pass (its estimates are taken about the range's middle): declared, or refused.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
@@ -43,6 +44,9 @@ from replify.offpolicy.estimators import (
 )
 from replify.offpolicy.log import Log, policy_probabilities, unlogged_text
 from replify.offpolicy.policies import model_scores
+from replify.offpolicy.select import (
+    _LOGGING_POLICY, Replicable, Summary, _baseline, _check_rowwise, _cost_range, _rounded, candidates, chosen, summary,
+)
 
 #: Rows a chunk holds by default (10 arms' probabilities and 10 features a row: about 200 MB in flight)
 CHUNK_ROWS = 1_000_000
@@ -392,3 +396,86 @@ def _file_sums(path: Path, policies: list[Any], estimators: Sequence[str], model
         got = _chunk(log, policies, estimators, model, lams)
         totals = got if totals is None else [a.merge(b) for a, b in zip(totals, got)]
     return totals, floor, info
+
+
+def select_stream(chunks: Iterable[Log], policies: Sequence[Any] | Mapping[Any, Any], *, rho: float, seed: Any,
+                  cost_bound: Any = None, min_propensity: Any = None, min_rows: Any = None, incumbent: Any = None,
+                  variance: str = "worst-case") -> Replicable:
+    """:func:`replify.offpolicy.select` over a log read in chunks, in one pass (module docstring): the
+    same choice, width, cells and certificate as on the whole log in memory. The costs' range must be
+    known before the pass (``cost_bound``, or the range the chunks declare), since every estimate is
+    taken about its middle; each policy is checked to decide row by row on the first chunk."""
+    names, pols, incumbent, factor = candidates(policies, incumbent, variance)
+    it = iter(chunks)
+    first = next(it, None)
+    if not isinstance(first, Log):
+        raise InvalidArgumentError("chunks: expected replify.offpolicy.Log chunks of one log; got "
+                                   + ("none" if first is None else type(first).__name__))
+    if cost_bound is None and first.cost_range is None:
+        raise InvalidArgumentError("a certified choice in one pass needs the costs' range before the pass (every estimate "
+                                   "is taken about its middle): give cost_bound=, or read the log with cost_range=")
+    (lo, hi), _ = _cost_range(summary(first), cost_bound)
+    b = _baseline(lo, hi)
+    k_pol = len(pols)
+    d = np.zeros(k_pol)
+    truth = np.zeros(k_pol)
+    overlap = np.zeros(k_pol)
+    mass = np.zeros((k_pol, first.n))
+    logged = np.zeros(first.n, dtype=bool)
+    facts = dict(rows=0, propensity_min=math.inf, distribution_min=math.inf, cost_lo=math.inf, cost_hi=-math.inf,
+                 means=True, distribution=True)
+    offset = 0
+    for log in itertools.chain([first], it):  # a loop over the chunks: one in memory at a time
+        if not isinstance(log, Log) or (log.n, log.cost_range, log.min_propensity) != (first.n, first.cost_range,
+                                                                                       first.min_propensity):
+            raise InvalidArgumentError("chunks: expected Log chunks of one log (the same arms, cost range and least "
+                                       "propensity)")
+        bad = summary(log).outside(lo, hi)
+        if bad is not None:
+            raise InvalidArgumentError(f"cost_bound=[{lo:g}, {hi:g}]: row {offset + bad[0]} of {log.name} costs "
+                                       f"{bad[1]!r}, outside it; give the range the costs respect")
+        k = np.ones(log.stored) if log.weights is None else log.weights.astype(np.float64)
+        rows = np.arange(log.stored)
+        logged |= np.isin(np.arange(log.n), log.actions)
+        for j, policy in enumerate(pols):  # a loop over the candidates: each called once on the chunk
+            if policy is _LOGGING_POLICY:  # on-policy: every weight 1, q = 1
+                d[j] += float(k @ (log.costs - b))
+                truth[j] += float(k @ log.means[rows, log.actions]) if log.means is not None else 0.0
+                overlap[j] += float(k.sum())
+                continue
+            pi = policy_probabilities(policy, log)
+            if log is first:
+                _check_rowwise(policy, log, pi)
+            with np.errstate(over="ignore"):
+                d[j] += float(k @ (pi[rows, log.actions] / log.propensities * (log.costs - b)))
+            mass[j] += k @ pi
+            if log.means is not None:
+                truth[j] += float(k @ (pi * log.means).sum(axis=1))
+            if log.distribution is not None:
+                overlap[j] += float(k @ (pi * pi / np.maximum(log.distribution, np.finfo(float).tiny)).sum(axis=1))
+        facts["rows"] += log.rows
+        facts["propensity_min"] = min(facts["propensity_min"], float(log.propensities.min()))
+        facts["cost_lo"], facts["cost_hi"] = min(facts["cost_lo"], float(log.costs.min())), max(facts["cost_hi"],
+                                                                                                 float(log.costs.max()))
+        facts["means"] &= log.means is not None
+        facts["distribution"] &= log.distribution is not None
+        if log.distribution is not None:
+            facts["distribution_min"] = min(facts["distribution_min"], float(log.distribution.min()))
+        offset += log.stored
+    n_rows = facts["rows"]
+    whole = Summary(name=first.name, rows=n_rows, cost_range=first.cost_range, min_propensity=first.min_propensity,
+                    propensity_model=first.propensity_model, propensity_min=facts["propensity_min"],
+                    distribution_min=facts["distribution_min"] if facts["distribution"] else None,
+                    cost_lo=facts["cost_lo"], cost_hi=facts["cost_hi"])
+
+    def estimates(baseline: float) -> list[tuple[float, float | None, str | None, float | None]]:
+        if baseline != b:  # the range is fixed before the pass: the baseline cannot move
+            raise InvalidArgumentError(f"the costs' range moved during the pass (baseline {b:g}, then {baseline:g})")
+        return [(d[j] / n_rows, truth[j] / n_rows if facts["means"] else None,
+                 None if pols[j] is _LOGGING_POLICY else unlogged_text(first.name, mass[j] / n_rows, logged),
+                 overlap[j] / n_rows if facts["distribution"] or pols[j] is _LOGGING_POLICY else None)
+                for j in range(k_pol)]
+
+    got, order = _rounded(whole, rho, seed, min_propensity, cost_bound, min_rows, pols, factor, variance,
+                          estimates=estimates)
+    return chosen(got, order, names, incumbent)

@@ -121,3 +121,34 @@ def test_a_policy_array_and_chunks_of_other_logs_are_refused(tmp_path):
     other = next(parquet_chunks(path, rows=200, n=3, cost_range=(0.0, 1.0)))
     with pytest.raises(InvalidArgumentError, match="disagree on the arms, the cost range"):
         compare_stream([one, other], POLICIES)
+
+
+@pytest.mark.parametrize("kw", [{}, {"variance": "overlap"}, {"incumbent": "logging"},
+                                {"incumbent": "p2", "min_rows": 20_000}])
+def test_the_certified_choice_in_one_pass_is_the_in_memory_choice(kw):
+    from replify.offpolicy import select
+    from replify.offpolicy.stream import select_stream
+
+    log = Log.simulate("classification-bandit", n=3, rows=30_000, seed=3)  # declares its cost range (0, 1)
+    chunks = [log._subset(np.arange(k, min(k + 7000, log.stored)), None) for k in range(0, log.stored, 7000)]
+    weights = np.random.default_rng(0).normal(size=(6, 42))
+    pols = {f"p{k}": (lambda w: (lambda x: np.argmin(x @ w, axis=1)))(weights[k]) for k in range(6)}
+    for seed in range(4):
+        a, b = select(log, pols, rho=0.1, seed=seed, **kw), select_stream(chunks, pols, rho=0.1, seed=seed, **kw)
+        assert (a.chosen, a.name, a.width, a.certificate, a.caveat, a.tied) == (b.chosen, b.name, b.width, b.certificate,
+                                                                               b.caveat, b.tied)
+        assert np.array_equal(a.cells, b.cells) and np.allclose(a.estimates, b.estimates, rtol=0, atol=1e-12)
+        assert np.allclose(a.true_values, b.true_values, rtol=0, atol=1e-12)
+
+
+def test_a_choice_in_one_pass_needs_the_costs_range_first(tmp_path):
+    from replify.offpolicy.stream import select_stream
+
+    path = write(tmp_path, rows=500)
+    with pytest.raises(InvalidArgumentError, match="needs the costs' range before the pass"):
+        select_stream(parquet_chunks(path, rows=200, n=3), POLICIES, rho=0.1, seed=0)
+    got = select_stream(parquet_chunks(path, rows=200, n=3), POLICIES, rho=0.1, seed=0, cost_bound=(0.0, 1.0),
+                        min_propensity=1 / 3)
+    assert got.certified and got.rows == 500
+    with pytest.raises(InvalidArgumentError, match=r"row \d+ of log.parquet costs 1.0, outside it"):
+        select_stream(parquet_chunks(path, rows=200, n=3), POLICIES, rho=0.1, seed=0, cost_bound=(0.0, 0.5))
