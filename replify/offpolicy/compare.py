@@ -41,6 +41,9 @@ class Comparison:
     candidates: tuple[str, ...]
     estimators: tuple[str, ...]
     estimates: tuple[tuple[Estimate, ...], ...]
+    #: the certified choice among the candidates made in the same pass, where one was asked for
+    #: (:func:`replify.offpolicy.compare_stream`'s ``choose``)
+    choice: Any = None
 
     def records(self) -> list[dict[str, Any]]:
         """One dict per candidate and estimator, with the keys of :data:`COLUMNS`."""

@@ -28,7 +28,6 @@ pass (its estimates are taken about the range's middle): declared, or refused.
 
 from __future__ import annotations
 
-import itertools
 import math
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
@@ -321,12 +320,18 @@ def _named(policies: Mapping[str, Any] | Sequence[Any]) -> tuple[list[str], list
 
 def compare_stream(chunks: Iterable[Log], policies: Mapping[str, Any] | Sequence[Any],
                    estimators: Sequence[str] = ("ips", "snips"), *, model: Callable[[np.ndarray], Any] | None = None,
-                   lam: Any = None, interval: str = "normal", confidence: float = 0.95) -> Comparison:
+                   lam: Any = None, interval: str = "normal", confidence: float = 0.95,
+                   choose: Mapping[str, Any] | None = None) -> Comparison:
     """Every candidate by every estimator over ``chunks`` (logs of one system: :func:`parquet_chunks`,
     or any iterable of :class:`~replify.offpolicy.Log`) in one pass, each chunk released before the
-    next is read (module docstring)."""
+    next is read (module docstring). ``choose``: :func:`select_stream`'s keywords (``rho``, ``seed``,
+    ...) to make the certified choice among the same policies in the same pass (the result's
+    ``choice``)."""
     names, pols = _named(policies)
     lams = _checked(estimators, model, lam, interval)
+    choice = None if choose is None else _Choice(dict(zip(names, pols)), **{
+        "cost_bound": None, "min_propensity": None, "min_rows": None, "incumbent": None, "variance": "worst-case",
+        **dict(choose)})
     totals: list[_Candidate] | None = None
     first: Log | None = None
     floor = math.inf
@@ -341,10 +346,13 @@ def compare_stream(chunks: Iterable[Log], policies: Mapping[str, Any] | Sequence
         floor = min(floor, float(log.propensities.min()))
         got = _chunk(log, pols, estimators, model, lams)
         totals = got if totals is None else [a.merge(b) for a, b in zip(totals, got)]
+        if choice is not None:
+            choice.add(log)
     if totals is None:
         raise InvalidArgumentError("chunks: expected at least one chunk of the log; got none")
-    return _table(totals, names, estimators, lams, name=first.name, cost_range=first.cost_range, n=first.n,
-                  confidence=float(confidence), interval=interval, floor=floor)
+    table = _table(totals, names, estimators, lams, name=first.name, cost_range=first.cost_range, n=first.n,
+                   confidence=float(confidence), interval=interval, floor=floor)
+    return table if choice is None else attrs.evolve(table, choice=choice.finish())
 
 
 def compare_dask(path: str | Path, policies: Mapping[str, Any] | Sequence[Any], estimators: Sequence[str] = ("ips", "snips"),
@@ -398,6 +406,92 @@ def _file_sums(path: Path, policies: list[Any], estimators: Sequence[str], model
     return totals, floor, info
 
 
+class _Choice:
+    """The certified choice's sums over the chunks (:func:`select_stream`), added chunk by chunk."""
+
+    def __init__(self, policies: Sequence[Any] | Mapping[Any, Any], *, rho: float, seed: Any, cost_bound: Any,
+                 min_propensity: Any, min_rows: Any, incumbent: Any, variance: str) -> None:
+        self.names, self.pols, self.incumbent, self.factor = candidates(policies, incumbent, variance)
+        self.kw = dict(rho=rho, seed=seed, min_propensity=min_propensity, cost_bound=cost_bound, min_rows=min_rows,
+                       variance=variance)
+        self.first: Log | None = None
+        self.offset = 0
+
+    def add(self, log: Log) -> None:
+        """Add one chunk (the first fixes the costs' range, the baseline and the candidates' checks)."""
+        if self.first is None:
+            if self.kw["cost_bound"] is None and log.cost_range is None:
+                raise InvalidArgumentError("a certified choice in one pass needs the costs' range before the pass (every "
+                                           "estimate is taken about its middle): give cost_bound=, or read the log "
+                                           "with cost_range=")
+            self.first = log
+            (self.lo, self.hi), _ = _cost_range(summary(log), self.kw["cost_bound"])
+            self.b = _baseline(self.lo, self.hi)
+            k_pol = len(self.pols)
+            self.d, self.truth, self.overlap = np.zeros(k_pol), np.zeros(k_pol), np.zeros(k_pol)
+            self.mass, self.logged = np.zeros((k_pol, log.n)), np.zeros(log.n, dtype=bool)
+            self.facts = dict(rows=0, propensity_min=math.inf, distribution_min=math.inf, cost_lo=math.inf,
+                              cost_hi=-math.inf, means=True, distribution=True)
+        first, b = self.first, self.b
+        if (log.n, log.cost_range, log.min_propensity) != (first.n, first.cost_range, first.min_propensity):
+            raise InvalidArgumentError("chunks: expected Log chunks of one log (the same arms, cost range and least "
+                                       "propensity)")
+        bad = summary(log).outside(self.lo, self.hi)
+        if bad is not None:
+            raise InvalidArgumentError(f"cost_bound=[{self.lo:g}, {self.hi:g}]: row {self.offset + bad[0]} of {log.name} "
+                                       f"costs {bad[1]!r}, outside it; give the range the costs respect")
+        k = np.ones(log.stored) if log.weights is None else log.weights.astype(np.float64)
+        rows = np.arange(log.stored)
+        self.logged |= np.isin(np.arange(log.n), log.actions)
+        for j, policy in enumerate(self.pols):  # a loop over the candidates: each called once on the chunk
+            if policy is _LOGGING_POLICY:  # on-policy: every weight 1, q = 1
+                self.d[j] += float(k @ (log.costs - b))
+                self.truth[j] += float(k @ log.means[rows, log.actions]) if log.means is not None else 0.0
+                self.overlap[j] += float(k.sum())
+                continue
+            pi = policy_probabilities(policy, log)
+            if log is first:
+                _check_rowwise(policy, log, pi)
+            with np.errstate(over="ignore"):
+                self.d[j] += float(k @ (pi[rows, log.actions] / log.propensities * (log.costs - b)))
+            self.mass[j] += k @ pi
+            if log.means is not None:
+                self.truth[j] += float(k @ (pi * log.means).sum(axis=1))
+            if log.distribution is not None:
+                self.overlap[j] += float(k @ (pi * pi / np.maximum(log.distribution, np.finfo(float).tiny)).sum(axis=1))
+        f = self.facts
+        f["rows"] += log.rows
+        f["propensity_min"] = min(f["propensity_min"], float(log.propensities.min()))
+        f["cost_lo"], f["cost_hi"] = min(f["cost_lo"], float(log.costs.min())), max(f["cost_hi"], float(log.costs.max()))
+        f["means"] &= log.means is not None
+        f["distribution"] &= log.distribution is not None
+        if log.distribution is not None:
+            f["distribution_min"] = min(f["distribution_min"], float(log.distribution.min()))
+        self.offset += log.stored
+
+    def finish(self) -> Replicable:
+        """The choice from the totals, by the code :func:`replify.offpolicy.select` runs."""
+        if self.first is None:
+            raise InvalidArgumentError("chunks: expected at least one chunk of the log; got none")
+        f, first, n_rows = self.facts, self.first, self.facts["rows"]
+        whole = Summary(name=first.name, rows=n_rows, cost_range=first.cost_range, min_propensity=first.min_propensity,
+                        propensity_model=first.propensity_model, propensity_min=f["propensity_min"],
+                        distribution_min=f["distribution_min"] if f["distribution"] else None,
+                        cost_lo=f["cost_lo"], cost_hi=f["cost_hi"])
+
+        def estimates(baseline: float) -> list[tuple[float, float | None, str | None, float | None]]:
+            if baseline != self.b:  # the range is fixed before the pass: the baseline cannot move
+                raise InvalidArgumentError(f"the costs' range moved during the pass (baseline {self.b:g}, then "
+                                           f"{baseline:g})")
+            return [(self.d[j] / n_rows, self.truth[j] / n_rows if f["means"] else None,
+                     None if pol is _LOGGING_POLICY else unlogged_text(first.name, self.mass[j] / n_rows, self.logged),
+                     self.overlap[j] / n_rows if f["distribution"] or pol is _LOGGING_POLICY else None)
+                    for j, pol in enumerate(self.pols)]
+
+        got, order = _rounded(whole, policies=self.pols, factor=self.factor, estimates=estimates, **self.kw)
+        return chosen(got, order, self.names, self.incumbent)
+
+
 def select_stream(chunks: Iterable[Log], policies: Sequence[Any] | Mapping[Any, Any], *, rho: float, seed: Any,
                   cost_bound: Any = None, min_propensity: Any = None, min_rows: Any = None, incumbent: Any = None,
                   variance: str = "worst-case") -> Replicable:
@@ -405,77 +499,10 @@ def select_stream(chunks: Iterable[Log], policies: Sequence[Any] | Mapping[Any, 
     same choice, width, cells and certificate as on the whole log in memory. The costs' range must be
     known before the pass (``cost_bound``, or the range the chunks declare), since every estimate is
     taken about its middle; each policy is checked to decide row by row on the first chunk."""
-    names, pols, incumbent, factor = candidates(policies, incumbent, variance)
-    it = iter(chunks)
-    first = next(it, None)
-    if not isinstance(first, Log):
-        raise InvalidArgumentError("chunks: expected replify.offpolicy.Log chunks of one log; got "
-                                   + ("none" if first is None else type(first).__name__))
-    if cost_bound is None and first.cost_range is None:
-        raise InvalidArgumentError("a certified choice in one pass needs the costs' range before the pass (every estimate "
-                                   "is taken about its middle): give cost_bound=, or read the log with cost_range=")
-    (lo, hi), _ = _cost_range(summary(first), cost_bound)
-    b = _baseline(lo, hi)
-    k_pol = len(pols)
-    d = np.zeros(k_pol)
-    truth = np.zeros(k_pol)
-    overlap = np.zeros(k_pol)
-    mass = np.zeros((k_pol, first.n))
-    logged = np.zeros(first.n, dtype=bool)
-    facts = dict(rows=0, propensity_min=math.inf, distribution_min=math.inf, cost_lo=math.inf, cost_hi=-math.inf,
-                 means=True, distribution=True)
-    offset = 0
-    for log in itertools.chain([first], it):  # a loop over the chunks: one in memory at a time
-        if not isinstance(log, Log) or (log.n, log.cost_range, log.min_propensity) != (first.n, first.cost_range,
-                                                                                       first.min_propensity):
-            raise InvalidArgumentError("chunks: expected Log chunks of one log (the same arms, cost range and least "
-                                       "propensity)")
-        bad = summary(log).outside(lo, hi)
-        if bad is not None:
-            raise InvalidArgumentError(f"cost_bound=[{lo:g}, {hi:g}]: row {offset + bad[0]} of {log.name} costs "
-                                       f"{bad[1]!r}, outside it; give the range the costs respect")
-        k = np.ones(log.stored) if log.weights is None else log.weights.astype(np.float64)
-        rows = np.arange(log.stored)
-        logged |= np.isin(np.arange(log.n), log.actions)
-        for j, policy in enumerate(pols):  # a loop over the candidates: each called once on the chunk
-            if policy is _LOGGING_POLICY:  # on-policy: every weight 1, q = 1
-                d[j] += float(k @ (log.costs - b))
-                truth[j] += float(k @ log.means[rows, log.actions]) if log.means is not None else 0.0
-                overlap[j] += float(k.sum())
-                continue
-            pi = policy_probabilities(policy, log)
-            if log is first:
-                _check_rowwise(policy, log, pi)
-            with np.errstate(over="ignore"):
-                d[j] += float(k @ (pi[rows, log.actions] / log.propensities * (log.costs - b)))
-            mass[j] += k @ pi
-            if log.means is not None:
-                truth[j] += float(k @ (pi * log.means).sum(axis=1))
-            if log.distribution is not None:
-                overlap[j] += float(k @ (pi * pi / np.maximum(log.distribution, np.finfo(float).tiny)).sum(axis=1))
-        facts["rows"] += log.rows
-        facts["propensity_min"] = min(facts["propensity_min"], float(log.propensities.min()))
-        facts["cost_lo"], facts["cost_hi"] = min(facts["cost_lo"], float(log.costs.min())), max(facts["cost_hi"],
-                                                                                                 float(log.costs.max()))
-        facts["means"] &= log.means is not None
-        facts["distribution"] &= log.distribution is not None
-        if log.distribution is not None:
-            facts["distribution_min"] = min(facts["distribution_min"], float(log.distribution.min()))
-        offset += log.stored
-    n_rows = facts["rows"]
-    whole = Summary(name=first.name, rows=n_rows, cost_range=first.cost_range, min_propensity=first.min_propensity,
-                    propensity_model=first.propensity_model, propensity_min=facts["propensity_min"],
-                    distribution_min=facts["distribution_min"] if facts["distribution"] else None,
-                    cost_lo=facts["cost_lo"], cost_hi=facts["cost_hi"])
-
-    def estimates(baseline: float) -> list[tuple[float, float | None, str | None, float | None]]:
-        if baseline != b:  # the range is fixed before the pass: the baseline cannot move
-            raise InvalidArgumentError(f"the costs' range moved during the pass (baseline {b:g}, then {baseline:g})")
-        return [(d[j] / n_rows, truth[j] / n_rows if facts["means"] else None,
-                 None if pols[j] is _LOGGING_POLICY else unlogged_text(first.name, mass[j] / n_rows, logged),
-                 overlap[j] / n_rows if facts["distribution"] or pols[j] is _LOGGING_POLICY else None)
-                for j in range(k_pol)]
-
-    got, order = _rounded(whole, rho, seed, min_propensity, cost_bound, min_rows, pols, factor, variance,
-                          estimates=estimates)
-    return chosen(got, order, names, incumbent)
+    choice = _Choice(policies, rho=rho, seed=seed, cost_bound=cost_bound, min_propensity=min_propensity,
+                     min_rows=min_rows, incumbent=incumbent, variance=variance)
+    for log in chunks:  # a loop over the chunks: one in memory at a time
+        if not isinstance(log, Log):
+            raise InvalidArgumentError(f"chunks must be replify.offpolicy.Log chunks; got {type(log).__name__}")
+        choice.add(log)
+    return choice.finish()

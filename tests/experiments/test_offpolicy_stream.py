@@ -152,3 +152,17 @@ def test_a_choice_in_one_pass_needs_the_costs_range_first(tmp_path):
     assert got.certified and got.rows == 500
     with pytest.raises(InvalidArgumentError, match=r"row \d+ of log.parquet costs 1.0, outside it"):
         select_stream(parquet_chunks(path, rows=200, n=3), POLICIES, rho=0.1, seed=0, cost_bound=(0.0, 0.5))
+
+
+def test_every_estimate_and_the_choice_in_the_same_pass():
+    from replify.offpolicy import select
+
+    log = Log.simulate("classification-bandit", n=3, rows=20_000, seed=4, adversary_params={"features_as": "same"})
+    chunks = [log._subset(np.arange(k, min(k + 6000, log.stored)), None) for k in range(0, log.stored, 6000)]
+    pols = {"alcohol": lambda x: np.where(x[:, 0, 1] > 0, 0, 1), "first": lambda x: np.zeros(len(x), dtype=int),
+            "last": lambda x: np.full(len(x), 2)}
+    table = compare_stream(chunks, pols, ["ips", "snips"], choose={"rho": 0.1, "seed": 3})
+    memory = select(log, pols, rho=0.1, seed=3)
+    assert (table.choice.name, table.choice.width, table.choice.certificate) == (memory.name, memory.width,
+                                                                                 memory.certificate)
+    assert compare_stream(chunks, pols, ["ips"]).choice is None
