@@ -80,7 +80,7 @@ def main() -> None:
     pols = {f"policy {k}": make_policy(k) for k in range(8)}
     keep = dict(n=ARMS, min_propensity=0.01, cost_range=(0.0, 1.0))
     t = time.perf_counter()
-    table = compare_stream(parquet_chunks(folder, rows=10**6, **keep), pols, ESTIMATORS, model=model, lam=LAMS,
+    table = compare_stream(parquet_chunks(folder, rows=250_000, **keep), pols, ESTIMATORS, model=model, lam=LAMS,
                            choose={"rho": 0.1, "seed": 0})
     seconds = time.perf_counter() - t
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # KiB on Linux
@@ -94,7 +94,7 @@ def main() -> None:
 
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True) as cluster, Client(cluster) as client:
         t = time.perf_counter()
-        on_dask = compare_dask(folder, pols, ESTIMATORS, client=client, rows=10**6, model=model, lam=LAMS, **keep)
+        on_dask = compare_dask(folder, pols, ESTIMATORS, client=client, rows=250_000, model=model, lam=LAMS, **keep)
         seconds = time.perf_counter() - t
     diff = max(max(abs(a.value - b.value), *(abs(u - v) for u, v in zip(a.interval or (0, 0), b.interval or (0, 0))))
                for ra, rb in zip(table.estimates, on_dask.estimates) for a, b in zip(ra, rb))

@@ -47,8 +47,8 @@ from replify.offpolicy.select import (
     _LOGGING_POLICY, Replicable, Summary, _baseline, _check_rowwise, _cost_range, _rounded, candidates, chosen, summary,
 )
 
-#: Rows a chunk holds by default (10 arms' probabilities and 10 features a row: about 200 MB in flight)
-CHUNK_ROWS = 1_000_000
+#: Rows a chunk holds by default (10 arms, 10 features, 8 candidates by 8 estimators: a peak of 1.3 GiB)
+CHUNK_ROWS = 250_000
 
 
 def parquet_chunks(path: str | Path, *, rows: int = CHUNK_ROWS, n: int, min_propensity: Any = None,
@@ -74,7 +74,8 @@ def parquet_chunks(path: str | Path, *, rows: int = CHUNK_ROWS, n: int, min_prop
     except (OSError, ValueError) as exc:
         raise InvalidArgumentError(f"path: cannot read the Parquet log {str(p)!r}: {exc}") from None
     first = 0
-    for batch in dataset.to_batches(batch_size=rows):  # a loop over the chunks: one in memory at a time
+    # no read-ahead: pyarrow would otherwise hold a dozen chunks of every file in memory at once
+    for batch in dataset.to_batches(batch_size=rows, batch_readahead=0, fragment_readahead=0):  # one chunk at a time
         if not batch.num_rows:
             continue
         yield Log._from_table(pa.Table.from_batches([batch]), p, n=n, min_propensity=min_propensity,
@@ -100,7 +101,7 @@ class _Sums:
     weight: float = 0.0  # Σ w and Σ w², the weights' (for the effective sample size)
     weight2: float = 0.0
 
-    def add(self, u: np.ndarray, k: np.ndarray, weights: tuple[float, float, float]) -> None:
+    def add(self, u: np.ndarray, k: np.ndarray | None, weights: tuple[float, float, float]) -> None:
         """Add the rows' parts ``u`` (stored, parts), their counts ``k``, and the interactions, Σw and
         Σw² of the chunk (``weights``: the same for every estimator of a candidate)."""
         if self.shift is None:
@@ -108,15 +109,23 @@ class _Sums:
         self.merge_in(_Sums.of(u, k, weights, self.shift, self.parts))
 
     @classmethod
-    def of(cls, u: np.ndarray, k: np.ndarray, weights: tuple[float, float, float], shift: np.ndarray,
+    def of(cls, u: np.ndarray, k: np.ndarray | None, weights: tuple[float, float, float], shift: np.ndarray,
            parts: int) -> _Sums:
+        """The sums of one chunk's parts ``u`` (stored, parts) with counts ``k`` (None: one each)."""
+        rows, weight, weight2 = weights
+        biggest = np.maximum(u.max(axis=0), -u.min(axis=0))
+        if parts == 1:  # one part: dot products, no matrices
+            v = u[:, 0] - shift[0]
+            kv = v if k is None else v * k
+            vv = kv * v
+            return cls(parts=parts, rows=rows, shift=shift, s1=np.array([kv.sum()]), s2=np.array([[vv.sum()]]),
+                       s3=np.array([[[vv @ v]]]), biggest=biggest, weight=weight, weight2=weight2)
         v = u - shift
-        kv = v * k[:, None]
+        kv = v if k is None else v * k[:, None]
         s2 = kv.T @ v  # matrix products (BLAS), not an einsum over the rows
         s3 = np.stack([(kv * v[:, i:i + 1]).T @ v for i in range(v.shape[1])])  # a loop over the few parts
-        rows, weight, weight2 = weights
-        return cls(parts=parts, rows=rows, shift=shift, s1=kv.sum(axis=0), s2=s2, s3=s3,
-                   biggest=np.abs(u).max(axis=0), weight=weight, weight2=weight2)
+        return cls(parts=parts, rows=rows, shift=shift, s1=kv.sum(axis=0), s2=s2, s3=s3, biggest=biggest,
+                   weight=weight, weight2=weight2)
 
     def moved(self, shift: np.ndarray) -> _Sums:
         """These sums about ``shift`` instead (v′ = v + δ, δ = old shift − new)."""
@@ -219,7 +228,7 @@ def _chunk(log: Log, policies: Sequence[Any], estimators: Sequence[str], model: 
     if log.propensity_model is not None:
         raise InvalidArgumentError(f"{log.name}: propensities estimated chunk by chunk would differ from one fitted on "
                                    "the whole log; read it in memory")
-    k = np.ones(log.stored) if log.weights is None else log.weights.astype(np.float64)
+    k = None if log.weights is None else log.weights.astype(np.float64)  # None: one interaction a row
     rows = np.arange(log.stored)
     # the cost model's predictions, once a chunk for every candidate and estimator
     hat = model_scores(model, log.contexts, log.n) if any(e in MODELLED for e in estimators) else None
@@ -228,7 +237,8 @@ def _chunk(log: Log, policies: Sequence[Any], estimators: Sequence[str], model: 
         pi = policy_probabilities(policy, log)
         w = pi[rows, log.actions] / log.propensities
         cand = _Candidate(sums={e: _Sums(parts=3 if e in ("snips", "sndr") else 1) for e in estimators})
-        weights = (float(k.sum()), float(k @ w), float(k @ (w * w)))
+        weights = ((float(log.stored), float(w.sum()), float(w @ w)) if k is None
+                   else (float(k.sum()), float(k @ w), float(k @ (w * w))))
         with np.errstate(over="ignore", invalid="ignore"):
             parts = {}  # the direct terms and residuals, once for the estimators with a model and once without
             for e in estimators:  # a loop over the estimators
@@ -243,10 +253,12 @@ def _chunk(log: Log, policies: Sequence[Any], estimators: Sequence[str], model: 
                 cand.sums[e].add(u, k, weights)
                 if used is not None:
                     cand.hat_lo, cand.hat_hi = float(used.min()), float(used.max())
-        cand.mass = (pi * k[:, None]).sum(axis=0)
-        cand.logged = np.isin(np.arange(log.n), log.actions)
+        cand.mass = pi.sum(axis=0) if k is None else k @ pi
+        cand.logged = np.bincount(log.actions, minlength=log.n) > 0
         cand.truth_known = log.means is not None
-        cand.truth = float(k @ (pi * log.means).sum(axis=1)) if log.means is not None else 0.0
+        if log.means is not None:
+            truth = (pi * log.means).sum(axis=1)
+            cand.truth = float(truth.sum() if k is None else k @ truth)
         cand.big, cand.bounded = largest_weight(log, pi)
         cand.cost_lo, cand.cost_hi = float(log.costs.min()), float(log.costs.max())
         out.append(cand)
@@ -442,7 +454,7 @@ class _Choice:
                                        f"costs {bad[1]!r}, outside it; give the range the costs respect")
         k = np.ones(log.stored) if log.weights is None else log.weights.astype(np.float64)
         rows = np.arange(log.stored)
-        self.logged |= np.isin(np.arange(log.n), log.actions)
+        self.logged |= np.bincount(log.actions, minlength=log.n) > 0
         for j, policy in enumerate(self.pols):  # a loop over the candidates: each called once on the chunk
             if policy is _LOGGING_POLICY:  # on-policy: every weight 1, q = 1
                 self.d[j] += float(k @ (log.costs - b))
