@@ -6,8 +6,8 @@ Writes (once) a partitioned Parquet log of --rows rows in 10 files — 10 arms, 
 a softmax logging policy whose propensities are recorded, Bernoulli costs of a linear model — then
 estimates 8 linear policies by every estimator (a linear cost model given, lam fixed: switch-dr 20,
 dros 20, sg-ips 0.1) and makes the certified choice among them (rho = 0.1) in one pass over chunks of
-10^6 rows, printing the time and the process's peak memory; then the same on a Dask local cluster (2 worker processes), and the largest difference between
-the two passes' values and interval ends."""
+250 000 rows, printing the time and the process's peak memory; then the same on a Dask local cluster
+(2 worker processes), and the largest difference between the two passes' values and interval ends."""
 
 from __future__ import annotations
 
