@@ -25,12 +25,14 @@ from replify.plots.fitting import set_labels
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from real_data_audit import audit  # noqa: E402
-from replify.offpolicy.demo import wine_demo  # noqa: E402
+from replify.offpolicy import Log, compare  # noqa: E402
+from replify.offpolicy.demo import fresh_logs, wine_demo  # noqa: E402
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 #: every figure the documentation shows, by file name
 FIGURES = ("demo-coin.png", "demo-phases.png", "demo-lazy-leader.png", "demo-bandit-coin.png", "demo-adversarial-bandit.png",
-           "sweep.png", "frontier.png", "real_data.png", "price.png", "offpolicy.png")
+           "sweep.png", "frontier.png", "real_data.png", "price.png", "offpolicy.png", "compare.png",
+           "offpolicy_fresh.png")
 #: The certified full-information learners whose best is drawn in price.png (each at its defaults).
 CERTIFIED = ("perturbed-commit", "split-commit", "iid-experts", "ftplb-star")
 
@@ -93,6 +95,25 @@ def offpolicy_figure(path: Path | None, *, quick: bool):
     return wine_demo(quick=quick, pairs=None if quick else 400, progress=False).plot(path)
 
 
+def compare_figure(path: Path | None, *, quick: bool):
+    """docs/compare.png: two policies on a wine log of 10^4 rows by every estimator with an interval,
+    beside their true values (replify.offpolicy.compare)."""
+    log = Log.simulate("classification-bandit", n=3, rows=2_000 if quick else 10_000, seed=1,
+                       adversary_params={"features_as": "same"})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", replify.errors.SmallSampleWarning)
+        table = compare(log, {"alcohol rule": lambda x: np.where(x[:, 0, 1] > 0, 0, 1),
+                              "cultivar 0": lambda x: np.zeros(len(x), dtype=int)})
+    return table.plot(path=path)
+
+
+def fresh_figure(path: Path | None, *, quick: bool):
+    """docs/offpolicy_fresh.png: the same decision on a fresh log, naive and certified, over 1 000 pairs
+    of independent wine logs at each size from 10^3 to 10^6 rows (benchmarks/offpolicy_fresh.py
+    prints its numbers)."""
+    return fresh_logs(pairs=10 if quick else 1000, sizes=(10**3, 10**4) if quick else (10**3, 10**4, 10**5, 10**6)).plot(path)
+
+
 def main(argv: list[str] | None = None) -> list[Path]:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--quick", action="store_true", help="small sizes (checks the figures, not their numbers)")
@@ -127,6 +148,8 @@ def main(argv: list[str] | None = None) -> list[Path]:
     plot_tradeoff(reports, path=out / "real_data.png")
     price_of_certificate(out / "price.png", calibration=calibration, quick=quick)
     offpolicy_figure(out / "offpolicy.png", quick=quick)
+    compare_figure(out / "compare.png", quick=quick)
+    fresh_figure(out / "offpolicy_fresh.png", quick=quick)
     written = [out / name for name in FIGURES]
     print("wrote", ", ".join(str(p) for p in written))
     return written

@@ -574,7 +574,7 @@ def horizon_for(adversary: Any, *, target: float, rho: float | None = None,
                 draws: int = 16, **schedule: Any) -> HorizonPlan:
     """The horizon a rounded-ridge schedule needs to pay at most ``target`` per step on an adversary of
     finite support, by :func:`planned_cost` (not certified: a plan, checked against runs in
-    docs/contextual.md, "How long a horizon"): a bisection over T = 10^{j/4} up to ``largest``.
+    docs/contextual.md, "How long a horizon"): a bisection over T = 10^(j/4) up to ``largest``.
     ``parameters(T)`` is the schedule at T — by default rep-ridge's, :func:`ridge_parameters` with
     ``rho`` and ``schedule`` (``phases``, ``explore``, ``variance``, ...); the contextual conversion's
     is ``replify.conversions.contextual.conversion_parameters``. The planned cost falls with T (a finer

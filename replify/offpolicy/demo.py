@@ -3,10 +3,12 @@ supervised-to-bandit construction (Dudík, Langford & Li, ICML 2011) on the ship
 four policies estimated by IPS, SNIPS and DR with their intervals beside their true values, the
 replicable choice among them, and how often pairs of independent logs disagree on the choice and on
 a replicable value, against the certified ρ — measured as :class:`replify.Report`s.
-Its figure is docs/offpolicy.png."""
+Its figure is docs/offpolicy.png. Beside it, the same decision on a fresh log (:func:`fresh_logs`):
+the naive and the certified choice over many pairs of independent logs, docs/offpolicy_fresh.png."""
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Callable
 
 import attrs
@@ -14,11 +16,14 @@ import numpy as np
 
 from replify.base.checks import public
 from replify.base.progress import ProgressArg, reporter
+from replify.components.rounded_ridge import population_estimate
+from replify.errors import SmallSampleWarning
 from replify.evaluation.report import Report
 from replify.offpolicy.estimators import Estimate, estimate
 from replify.offpolicy.log import Log
 from replify.offpolicy.measure import replicability
 from replify.offpolicy.select import Replicable, replicable_value, select
+from replify.plugins.factory import make_adversary
 from replify.plots import colour, figure, figure_legend, save_figure, set_title, styled
 from replify.plots.fitting import set_labels
 
@@ -168,3 +173,83 @@ def wine_demo(*, quick: bool = False, seed: int = 0, pairs: int | None = None, p
         bar.close()
     return OffpolicyDemo(rows=rows, pair_rows=10**6, pairs=pairs, seed=seed, rhos=rhos, estimates=estimates,
                          choice=choice, measured=measured)
+
+
+@attrs.frozen
+class FreshLogs:
+    """The same decision on a fresh log (docs/offpolicy.md, "The same decision on a fresh log"), from
+    :func:`fresh_logs`: for each of ``sizes`` rows, how often the two logs of a pair chose differently
+    (``differ[choice]``) and what the choice cost over the best candidate (``cost[choice]``), for the
+    naive least-IPS choice and the certified one, over ``pairs`` pairs. Measured."""
+
+    sizes: tuple[int, ...]
+    pairs: int
+    differ: dict[str, list[float]]
+    cost: dict[str, list[float]]
+
+    def plot(self, path: Any = None) -> Any:
+        """Left: the pairs whose logs choose differently, against the rows in each log, beside the
+        certificate's ρ. Right: the choice's true cost over the best's. A page wide."""
+        with styled():
+            fig, (left, right) = figure(1, 2)
+            for name in self.differ:
+                c, m = colour(fig, name)
+                left.plot(self.sizes, self.differ[name], marker=m, color=c, label=name)
+                right.plot(self.sizes, self.cost[name], marker=m, color=c)
+            left.axhline(0.1, color="grey", linewidth=0.8, linestyle="--", label="the certificate's ρ")
+            for ax, label in ((left, "pairs of logs choosing differently"), (right, "true cost over the best's")):
+                ax.set_xscale("log")
+                set_labels(ax, "rows in each log", label)
+            set_title(left, True, f"The same decision on a fresh wine log: {self.pairs:,} pairs of logs a size")
+            figure_legend(left)
+        return save_figure(fig, path)
+
+
+def fresh_candidates() -> list[Callable[[np.ndarray], np.ndarray]]:
+    """The study's eight candidates on wine's block features: the greedy policy of the ridge limit of
+    wine's costs, five perturbations of it (1% to 20% of its norm along random directions: near-ties),
+    and two random rules (generator seed 0)."""
+    seq = make_adversary("classification-bandit", n=3, horizon=10, seed=0)
+    best = population_estimate(seq, center=0.5)[0]
+    rng = np.random.default_rng(0)
+    weights = [best]
+    for eps in (0.01, 0.02, 0.05, 0.1, 0.2):
+        step = rng.normal(size=best.size)
+        weights.append(best + eps * np.linalg.norm(best) * step / np.linalg.norm(step))
+    weights += [rng.normal(size=best.size) * np.linalg.norm(best) for _ in range(2)]
+    return [_greedy(w) for w in weights]
+
+
+def _greedy(w: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+    return lambda x: np.argmin(x @ w, axis=1)
+
+
+def fresh_logs(*, pairs: int = 1000, sizes: tuple[int, ...] = (10**3, 10**4, 10**5, 10**6),
+               rho: float = 0.1) -> FreshLogs:
+    """For ``pairs`` pairs of independent compact wine logs at each size (uniform logging, exact in
+    law), the naive choice (least IPS estimate) and the certified one (:func:`select` at ``rho``, R
+    shared by the pair and drawn afresh for each pair) among :func:`fresh_candidates`."""
+    pols = fresh_candidates()
+    names = ("naive (least IPS)", f"certified (select, rho = {rho:g})")
+    differ: dict[str, list[float]] = {k: [] for k in names}
+    cost: dict[str, list[float]] = {k: [] for k in names}
+    for rows in sizes:  # a loop over the sizes
+        parted, paid = dict.fromkeys(names, 0), dict.fromkeys(names, 0.0)
+        for p in range(pairs):  # a loop over the pairs of logs
+            picks: dict[str, list[int]] = {k: [] for k in names}
+            for side in (0, 1):
+                log = Log.simulate("classification-bandit", n=3, rows=rows, seed=2 * p + side, compact=True)
+                truth = np.array([log.true_value(pol) for pol in pols])
+                with warnings.catch_warnings():  # the naive choice reads the point estimates only
+                    warnings.simplefilter("ignore", SmallSampleWarning)
+                    naive = int(np.argmin([estimate(log, pol, "ips").value for pol in pols]))
+                certified = select(log, pols, rho=rho, seed=10**6 + p).chosen  # R shared by the pair
+                for k, c in zip(names, (naive, certified)):
+                    picks[k].append(c)
+                    paid[k] += float(truth[c] - truth.min()) / (2 * pairs)
+            for k in names:
+                parted[k] += picks[k][0] != picks[k][1]
+        for k in names:
+            differ[k].append(parted[k] / pairs)
+            cost[k].append(paid[k])
+    return FreshLogs(sizes=tuple(sizes), pairs=pairs, differ=differ, cost=cost)

@@ -238,7 +238,7 @@ def ridge_model(log: Log, lam: float = 1.0) -> Callable[[np.ndarray], np.ndarray
     return predict
 
 
-def estimate(log: Log, policy: Callable[[np.ndarray], Any], estimator: str = "ips", *,
+def estimate(log: Log, policy: Any, estimator: str = "ips", *,
              model: Callable[[np.ndarray], Any] | None = None, clip: Any = None,
              confidence: Any = 0.95, lam: Any = None, folds: Any = None, seed: Any = None,
              interval: str = "normal") -> Estimate:
@@ -313,8 +313,8 @@ def estimate(log: Log, policy: Callable[[np.ndarray], Any], estimator: str = "ip
     weight = largest_weight(log, pi)
     big = _effective_weight(estimator, weight[0], lam)
     moments = Moments.of(log, terms, hat)
-    interval, kind, caveat = _interval(moments, estimator, value, se, ess, confidence, (big, weight[1]),
-                                       _term_range(moments, estimator, value, big))
+    band, kind, caveat = _interval(moments, estimator, value, se, ess, confidence, (big, weight[1]),
+                                   _term_range(moments, estimator, value, big))
     missing = unlogged_arms(log, pi)
     if log.propensity_model is not None:  # said first: it qualifies every number below
         caveat = "; ".join(filter(None, [f"the propensities were {log.propensity_model}: measured, not certified (the "
@@ -323,15 +323,15 @@ def estimate(log: Log, policy: Callable[[np.ndarray], Any], estimator: str = "ip
     if how == "bootstrap":
         resampled = _bootstrap(log, estimator, terms, w, direct, err, seed)
         alpha = 1.0 - confidence
-        interval, kind = (float(np.quantile(resampled, alpha / 2)), float(np.quantile(resampled, 1 - alpha / 2))), "bootstrap"
+        band, kind = (float(np.quantile(resampled, alpha / 2)), float(np.quantile(resampled, 1 - alpha / 2))), "bootstrap"
     elif how == "bernstein":
-        interval, kind, said = _bernstein(moments, value, confidence, (big, weight[1]),
+        band, kind, said = _bernstein(moments, value, confidence, (big, weight[1]),
                                           _term_range(moments, estimator, value, big))
         caveat = said
     if missing:  # IPS and SNIPS count those rows as nothing; DM and DR put the cost model there
         caveat = "; ".join(filter(None, [caveat, f"the policy: {missing}" + (
             " (the cost model stands in for it)" if estimator in MODELLED else "")]))
-    return Estimate(estimator=estimator, value=value, interval=interval, standard_error=se,
+    return Estimate(estimator=estimator, value=value, interval=band, standard_error=se,
                     confidence=confidence, rows=log.rows, clip=None if clip is None else float(clip), clipped=clipped,
                     true_value=truth, ess=ess, caveat=caveat, interval_kind=kind, lam=lam, tuned=tuned, folds=folds)
 

@@ -543,7 +543,7 @@ class Log:
                             propensities=pick(self.propensities), distribution=pick(self.distribution),
                             means=pick(self.means), weights=weights)
 
-    def true_value(self, policy: Callable[[np.ndarray], Any]) -> float:
+    def true_value(self, policy: Any) -> float:
         """The policy's expected cost on this log's contexts, from the expected costs a simulated
         log keeps (``means``): the value every estimator here estimates, conditional on the contexts."""
         if self.means is None:
@@ -587,9 +587,10 @@ def check_simulated_size(seq: Any, *, n: int, rows: int, argument: str = "rows")
                                    f"{total // (need // int(rows)):,})")
 
 
-def policy_probabilities(policy: Callable[[np.ndarray], Any], log: Log) -> np.ndarray:
+def policy_probabilities(policy: Any, log: Log) -> np.ndarray:
     """A target policy's probabilities of every arm on every row of ``log`` (rows, n): ``policy``
-    maps the contexts (all rows at once) to arms (rows,) or to probabilities (rows, n)."""
+    maps the contexts (all rows at once) to arms (rows,) or to probabilities (rows, n), or is those
+    arms or probabilities as an array."""
     return probabilities_on(policy, log.contexts, log.n, n_origin=log.n_origin)
 
 

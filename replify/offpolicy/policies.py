@@ -42,7 +42,7 @@ def logging_probabilities(logging: Any, contexts: np.ndarray, n: int) -> np.ndar
     return p
 
 
-def probabilities_on(policy: Callable[[np.ndarray], Any], contexts: np.ndarray, n: int, *,
+def probabilities_on(policy: Any, contexts: np.ndarray, n: int, *,
                      n_origin: str | None = None) -> np.ndarray:
     """:func:`policy_probabilities` on ``contexts`` (rows, n, d) or (rows, d) of ``n`` arms (inferred
     from ``n_origin``, in words, where it was not given: a refusal says so)."""
