@@ -20,7 +20,7 @@ plugins, sources, engine's declarations, evaluation, plots). Costs are losses, l
 from replify.offpolicy.estimators import ESTIMATORS, INTERVALS, Estimate, estimate
 from replify.offpolicy.compare import Comparison, compare
 from replify.offpolicy.learn import ClassifierPolicy, LearnedPolicy, learn_classifier, learn_policy
-from replify.offpolicy.stream import compare_dask, compare_stream, parquet_chunks, select_stream
+from replify.offpolicy.stream import compare_dask, compare_stream, parquet_chunks, select_stream, value_stream
 from replify.offpolicy.log import Log
 from replify.offpolicy.policies import epsilon_greedy, softmax
 from replify.offpolicy.record import record
@@ -28,5 +28,5 @@ from replify.offpolicy.measure import parting_probability, replicability
 from replify.offpolicy.plan import RowsPlan, rows_for
 from replify.offpolicy.select import Replicable, incumbent_factor, replicable_value, select, selection_factor
 
-__all__ = ["compare_dask", "compare_stream", "parquet_chunks", "select_stream", "ClassifierPolicy", "LearnedPolicy", "learn_classifier", "learn_policy", "Comparison", "ESTIMATORS", "INTERVALS", "Estimate", "compare", "Log", "Replicable", "epsilon_greedy", "estimate", "incumbent_factor", "parting_probability", "replicability", "rows_for", "RowsPlan",
+__all__ = ["compare_dask", "compare_stream", "parquet_chunks", "select_stream", "value_stream", "ClassifierPolicy", "LearnedPolicy", "learn_classifier", "learn_policy", "Comparison", "ESTIMATORS", "INTERVALS", "Estimate", "compare", "Log", "Replicable", "epsilon_greedy", "estimate", "incumbent_factor", "parting_probability", "replicability", "rows_for", "RowsPlan",
            "record", "replicable_value", "select", "selection_factor", "softmax"]

@@ -613,6 +613,11 @@ def replicable_value(log: Log, policy: Callable[[np.ndarray], Any], *, rho: floa
     on the log (it must record its logging distribution) and rounded replicably, its price charged
     in ρ (module docstring, "The overlap")."""
     got, _ = _rounded(log, rho, seed, min_propensity, cost_bound, min_rows, [policy], 1.0, variance)
+    return single(got)
+
+
+def single(got: dict[str, Any]) -> Replicable:
+    """One policy's rounded value (:func:`_rounded`'s, with one candidate) as a :class:`Replicable`."""
     got.update(value=float(got["value"][0]), cells=int(got["cells"][0]), estimates=float(got["estimates"][0]),
                true_values=None if got["true_values"] is None else float(got["true_values"][0]))
     return Replicable(chosen=None, **got)

@@ -2,8 +2,9 @@
 candidate by every estimator in one pass over a log read in chunks — a Parquet file or a partitioned
 Parquet dataset (a folder of files), :func:`parquet_chunks` — on this machine (:func:`compare_stream`)
 or on a Dask cluster's workers (:func:`compare_dask`), equal to :func:`replify.offpolicy.compare` on
-the whole log in memory — and the certified choice among them (:func:`select_stream`), the same
-as :func:`replify.offpolicy.select` on the whole log.
+the whole log in memory — and the certified decisions (:func:`select_stream`, :func:`value_stream`),
+the same as :func:`replify.offpolicy.select` and :func:`replify.offpolicy.replicable_value` on the
+whole log.
 
 **How.** Every estimate here is a function of sums over the interactions: an estimator whose value is
 a mean of per-row terms t (IPS, the direct method, DR, Switch-DR, DRos and sub-Gaussian IPS, with
@@ -44,7 +45,8 @@ from replify.offpolicy.estimators import (
 from replify.offpolicy.log import Log, policy_probabilities, unlogged_text
 from replify.offpolicy.policies import model_scores
 from replify.offpolicy.select import (
-    _LOGGING_POLICY, Replicable, Summary, _baseline, _check_rowwise, _cost_range, _rounded, candidates, chosen, summary,
+    _LOGGING_POLICY, Replicable, Summary, _baseline, _check_rowwise, _cost_range, _rounded, candidates, chosen, single,
+    summary,
 )
 
 #: Rows a chunk holds by default (10 arms, 10 features, 8 candidates by 8 estimators: a peak of 1.3 GiB)
@@ -422,8 +424,14 @@ class _Choice:
     """The certified choice's sums over the chunks (:func:`select_stream`), added chunk by chunk."""
 
     def __init__(self, policies: Sequence[Any] | Mapping[Any, Any], *, rho: float, seed: Any, cost_bound: Any,
-                 min_propensity: Any, min_rows: Any, incumbent: Any, variance: str) -> None:
-        self.names, self.pols, self.incumbent, self.factor = candidates(policies, incumbent, variance)
+                 min_propensity: Any, min_rows: Any, incumbent: Any, variance: str, value: bool = False) -> None:
+        self.value = value  # one policy's replicable value (replicable_value's), else the choice
+        if value:
+            if not callable(policies):
+                raise InvalidArgumentError(f"policy must be a function of the contexts; got {type(policies).__name__}")
+            self.names, self.pols, self.incumbent, self.factor = None, [policies], None, 1.0
+        else:
+            self.names, self.pols, self.incumbent, self.factor = candidates(policies, incumbent, variance)
         self.kw = dict(rho=rho, seed=seed, min_propensity=min_propensity, cost_bound=cost_bound, min_rows=min_rows,
                        variance=variance)
         self.first: Log | None = None
@@ -501,7 +509,22 @@ class _Choice:
                     for j, pol in enumerate(self.pols)]
 
         got, order = _rounded(whole, policies=self.pols, factor=self.factor, estimates=estimates, **self.kw)
-        return chosen(got, order, self.names, self.incumbent)
+        return single(got) if self.value else chosen(got, order, self.names, self.incumbent)
+
+
+def value_stream(chunks: Iterable[Log], policy: Callable[[np.ndarray], Any], *, rho: float, seed: Any,
+                 cost_bound: Any = None, min_propensity: Any = None, min_rows: Any = None,
+                 variance: str = "worst-case") -> Replicable:
+    """:func:`replify.offpolicy.replicable_value` over a log read in chunks, in one pass: the same
+    rounded value, width, cell and certificate as on the whole log in memory (the costs' range known
+    before the pass, as for :func:`select_stream`)."""
+    value = _Choice(policy, rho=rho, seed=seed, cost_bound=cost_bound, min_propensity=min_propensity,
+                    min_rows=min_rows, incumbent=None, variance=variance, value=True)
+    for log in chunks:  # a loop over the chunks: one in memory at a time
+        if not isinstance(log, Log):
+            raise InvalidArgumentError(f"chunks must be replify.offpolicy.Log chunks; got {type(log).__name__}")
+        value.add(log)
+    return value.finish()
 
 
 def select_stream(chunks: Iterable[Log], policies: Sequence[Any] | Mapping[Any, Any], *, rho: float, seed: Any,

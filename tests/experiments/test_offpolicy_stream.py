@@ -166,3 +166,17 @@ def test_every_estimate_and_the_choice_in_the_same_pass():
     assert (table.choice.name, table.choice.width, table.choice.certificate) == (memory.name, memory.width,
                                                                                  memory.certificate)
     assert compare_stream(chunks, pols, ["ips"]).choice is None
+
+
+@pytest.mark.parametrize("kw", [{}, {"variance": "overlap"}, {"min_rows": 20_000}])
+def test_the_replicable_value_in_one_pass_is_the_in_memory_value(kw):
+    from replify.offpolicy import replicable_value
+    from replify.offpolicy.stream import value_stream
+
+    log = Log.simulate("classification-bandit", n=3, rows=30_000, seed=5)
+    chunks = [log._subset(np.arange(k, min(k + 8000, log.stored)), None) for k in range(0, log.stored, 8000)]
+    policy = lambda x: np.argmin(x @ np.random.default_rng(1).normal(size=42), axis=1)  # noqa: E731
+    for seed in range(4):
+        a, b = replicable_value(log, policy, rho=0.1, seed=seed, **kw), value_stream(chunks, policy, rho=0.1, seed=seed, **kw)
+        assert (a.value, a.cells, a.width, a.certificate, a.caveat) == (b.value, b.cells, b.width, b.certificate, b.caveat)
+        assert abs(a.estimates - b.estimates) <= 1e-12 and abs(a.true_values - b.true_values) <= 1e-12
