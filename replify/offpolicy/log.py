@@ -21,7 +21,7 @@ import numbers
 import os
 import re
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Mapping
 
 import attrs
 import numpy as np

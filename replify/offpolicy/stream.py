@@ -423,7 +423,7 @@ def _file_sums(path: Path, policies: list[Any], estimators: Sequence[str], model
 class _Choice:
     """The certified choice's sums over the chunks (:func:`select_stream`), added chunk by chunk."""
 
-    def __init__(self, policies: Sequence[Any] | Mapping[Any, Any], *, rho: float, seed: Any, cost_bound: Any,
+    def __init__(self, policies: Any, *, rho: float, seed: Any, cost_bound: Any,
                  min_propensity: Any, min_rows: Any, incumbent: Any, variance: str, value: bool = False) -> None:
         self.value = value  # one policy's replicable value (replicable_value's), else the choice
         if value:
