@@ -19,7 +19,7 @@ import attrs
 import numpy as np
 
 from replify.errors import InvalidArgumentError
-from replify.offpolicy.estimators import ESTIMATORS, MODELLED, Estimate, estimate
+from replify.offpolicy.estimators import ESTIMATORS, MODELLED, Estimate, bernstein_applies, estimate
 from replify.offpolicy.log import Log, policy_probabilities
 from replify.plots.fitting import axes_for, finish, set_labels
 from replify.plots.style import COLUMN_WIDTH, colour, styled
@@ -146,4 +146,4 @@ def _takes(estimator: str, interval: str, model: Any) -> bool:
     IPS, and DR with a model fitted elsewhere)."""
     if interval == "bootstrap":
         return estimator != "dm"
-    return estimator == "ips" or (estimator == "dr" and model is not None)
+    return bernstein_applies(estimator, model)

@@ -266,8 +266,7 @@ def estimate(log: Log, policy: Any, estimator: str = "ips", *,
     lam = _checked_lam(estimator, lam)
     if interval not in INTERVALS:
         raise InvalidArgumentError(f"interval must be one of {INTERVALS}; got {interval!r}")
-    if interval == "bernstein" and not (estimator == "ips" or (estimator == "dr" and model is not None)) or (
-            interval == "bernstein" and clip is not None):
+    if interval == "bernstein" and not bernstein_applies(estimator, model, clip):
         raise InvalidArgumentError(
             f"interval='bernstein' needs terms whose mean is the policy's value and whose range is known: 'ips' "
             f"(unclipped) or 'dr' with a model= fitted elsewhere; got estimator={estimator!r}"
@@ -368,6 +367,12 @@ def _bernstein(moments: Moments, value: float, confidence: float, weight: tuple[
     caveat = None if bounded else (f"the terms' range uses the largest weight measured on this log's contexts ({big:.4g}): "
                                    "declare min_propensity for the bound the interval assumes")
     return (max(value - half, c_lo), min(value + half, c_hi)), "bernstein", caveat
+
+
+def bernstein_applies(estimator: str, model: Any, clip: Any = None) -> bool:
+    """Whether the finite-sample interval covers ``estimator``'s value (module docstring, "Other
+    intervals"): IPS unclipped, and DR with a cost model fitted elsewhere (given)."""
+    return clip is None and (estimator == "ips" or (estimator == "dr" and model is not None))
 
 
 def row_parts(log: Log, pi: np.ndarray, estimator: str, model: Callable[[np.ndarray], Any] | None, folds: int | None,

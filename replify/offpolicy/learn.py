@@ -84,9 +84,9 @@ class LearnedPolicy:
     certified: bool
     note: str | None
     rows: int
-    value: Estimate
-    true_value: float | None
-    unrounded_true_value: float | None
+    value: Estimate | None = None
+    true_value: float | None = None
+    unrounded_true_value: float | None = None
 
     def __call__(self, contexts: Any) -> np.ndarray:
         x = np.asarray(contexts, dtype=np.float64)
@@ -122,9 +122,6 @@ def learn_policy(log: Log, *, rho: float | np.floating, seed: Seed, model: str |
         raise InvalidArgumentError(f"log must be a replify.offpolicy.Log; got {type(log).__name__}")
     if isinstance(rho, (bool, np.bool_)) or not (isinstance(rho, numbers.Real) and 0.0 < rho < 1.0):
         raise InvalidArgumentError(f"rho must be a number in (0, 1); got {rho!r}")
-    if isinstance(holdout, (bool, np.bool_)) or not (isinstance(holdout, numbers.Real) and 0.0 < holdout < 1.0):
-        raise InvalidArgumentError(f"holdout must be the share of rows held out to estimate the value, in (0, 1); got "
-                                   f"{holdout!r}")
     model = ("shared" if log.contexts.ndim == 3 else "disjoint") if model is None else model
     if model not in MODELS or (model == "shared") != (log.contexts.ndim == 3):
         raise InvalidArgumentError(f"model must be 'shared' for per-arm features (rows, n, d) or 'disjoint' for a "
@@ -137,14 +134,7 @@ def learn_policy(log: Log, *, rho: float | np.floating, seed: Seed, model: str |
     if norms > bound_l * (1.0 + 1e-12):
         raise InvalidArgumentError(f"{log.name}: a feature vector of norm {norms:.6g}, above feature_bound={bound_l:g} "
                                    "(the certificate assumes the bound: give the bound your features respect)")
-    root = seed_sequence(seed)  # children without spawning: a SeedSequence shared by two calls is never moved
-    grid, dealing = np.random.default_rng(child(root, 0)), np.random.default_rng(child(root, 1))  # R: the grid's, the split's
-    if fit_rows is not None and (isinstance(fit_rows, bool) or not isinstance(fit_rows, numbers.Integral)
-                                 or not 1 <= fit_rows < log.rows):
-        raise InvalidArgumentError(f"fit_rows must be an integer in [1, {log.rows}) (the interactions fitted; the rest of "
-                                   f"{log.name} is held out); got {fit_rows!r}")
-    fit, held = _deal(log, float(holdout) if fit_rows is None else 1.0 - int(fit_rows) / log.rows, dealing,
-                      None if fit_rows is None else log.rows - int(fit_rows))
+    grid, fit, held = _split(log, seed, holdout, fit_rows)
     (lo, hi), ranged = _cost_range(log, cost_bound)
     center, half = _baseline(lo, hi), _half_range(lo, hi)
     p_min = log.min_propensity if min_propensity is None else float(min_propensity)
@@ -162,17 +152,15 @@ def learn_policy(log: Log, *, rho: float | np.floating, seed: Seed, model: str |
                                    f"{float(log.propensities.min()):g}")
     if not ranged:
         notes.append("the range of every cost, declared (cost_bound=, or a log's cost_range); the log's own was used")
-    theta, gram_dim = _ridge(fit, model, lam0, center)
+    theta = _ridge(fit, model, lam0, center)
     big_w = 1.0 / (log.n * p_min)
     beta = math.sqrt(big_w) * stability_constant(lam0, bound_l, half)
     width = math.sqrt(theta.size) * beta / (float(rho) * math.sqrt(fit.rows))
     rounded = round_on_grid(theta, width, grid.random(theta.shape))  # its own stream: what the data did never moves it
     policy = LearnedPolicy(theta=rounded, model=model, width=width, rho_bound=float(rho), certified=not notes,
                            note=None if not notes else "measured, not certified: the certificate needs "
-                           + "; and ".join(notes), rows=fit.rows, value=_placeholder(), true_value=None,
-                           unrounded_true_value=None)
-    value = estimate(held, policy, "ips", confidence=confidence,
-                     interval="bernstein" if held.min_propensity is not None else "normal")
+                           + "; and ".join(notes), rows=fit.rows)
+    value = _held_out_value(held, policy, confidence)
     unrounded = attrs.evolve(policy, theta=theta)
     truth = None if log.means is None else log.true_value(policy)
     return attrs.evolve(policy, value=value, true_value=truth,
@@ -198,7 +186,7 @@ class ClassifierPolicy:
 
 
 def learn_classifier(log: Log, *, seed: Seed, holdout: float = 0.2, confidence: float = 0.95,
-                     cost_bound: Any = None) -> ClassifierPolicy:
+                     cost_bound: Any = None, fit_rows: int | None = None) -> ClassifierPolicy:
     """The importance-weighted classifier policy (module docstring, "The comparison"): a multinomial
     logistic regression (scikit-learn) of the logged arm on the context, each row weighted by its
     reward relative to the worst cost over its propensity, (hi − c)/p — the Open Bandit Pipeline's
@@ -212,20 +200,37 @@ def learn_classifier(log: Log, *, seed: Seed, holdout: float = 0.2, confidence: 
                                 "'replify[offpolicy]'") from None
     if not isinstance(log, Log):
         raise InvalidArgumentError(f"log must be a replify.offpolicy.Log; got {type(log).__name__}")
-    fit, held = _deal(log, float(holdout), np.random.default_rng(child(seed_sequence(seed), 1)))  # learn_policy's split
+    _, fit, held = _split(log, seed, holdout, fit_rows)  # learn_policy's split, from the same seed
     (lo, hi), _ = _cost_range(log, cost_bound)
     weight = (hi - fit.costs) / fit.propensities * (1.0 if fit.weights is None else fit.weights)
     x = fit.contexts.reshape(fit.stored, -1)
     classifier = LogisticRegression(max_iter=2000).fit(x, fit.actions, sample_weight=weight)
     policy = ClassifierPolicy(classifier=classifier, n=log.n)
-    value = estimate(held, policy, "ips", confidence=confidence,
-                     interval="bernstein" if held.min_propensity is not None else "normal")
-    return attrs.evolve(policy, value=value, true_value=None if log.means is None else log.true_value(policy))
+    return attrs.evolve(policy, value=_held_out_value(held, policy, confidence),
+                        true_value=None if log.means is None else log.true_value(policy))
 
 
-def _placeholder() -> Estimate:
-    """The value's slot while the policy it estimates is being built (replaced before it is returned)."""
-    return Estimate(estimator="ips", value=math.nan, interval=None, standard_error=math.nan, confidence=0.95, rows=0)
+def _split(log: Log, seed: Seed, holdout: Any, fit_rows: Any) -> tuple[np.random.Generator, Log, Log]:
+    """The grid's stream of R, and the log dealt into its fitted and held-out parts from the split's
+    stream (children without spawning: a SeedSequence shared by two calls is never moved)."""
+    if isinstance(holdout, (bool, np.bool_)) or not (isinstance(holdout, numbers.Real) and 0.0 < holdout < 1.0):
+        raise InvalidArgumentError(f"holdout must be the share of rows held out to estimate the value, in (0, 1); got "
+                                   f"{holdout!r}")
+    if fit_rows is not None and (isinstance(fit_rows, bool) or not isinstance(fit_rows, numbers.Integral)
+                                 or not 1 <= fit_rows < log.rows):
+        raise InvalidArgumentError(f"fit_rows must be an integer in [1, {log.rows}) (the interactions fitted; the rest of "
+                                   f"{log.name} is held out); got {fit_rows!r}")
+    root = seed_sequence(seed)
+    held_rows = None if fit_rows is None else log.rows - int(fit_rows)
+    fit, held = _deal(log, float(holdout), np.random.default_rng(child(root, 1)), held_rows)
+    return np.random.default_rng(child(root, 0)), fit, held
+
+
+def _held_out_value(held: Log, policy: Any, confidence: float) -> Estimate:
+    """A learned policy's IPS estimate on the held-out rows: the finite-sample interval where the log
+    declares its smallest propensity, else the normal one."""
+    return estimate(held, policy, "ips", confidence=confidence,
+                    interval="bernstein" if held.min_propensity is not None else "normal")
 
 
 def _deal(log: Log, share: float, rng: np.random.Generator, held_rows: int | None = None) -> tuple[Log, Log]:
@@ -244,8 +249,8 @@ def _deal(log: Log, share: float, rng: np.random.Generator, held_rows: int | Non
     return log._subset(a, kept[a]), log._subset(b, held[b])
 
 
-def _ridge(log: Log, model: str, lam0: float, center: float) -> tuple[np.ndarray, int]:
-    """θ̂ of the module docstring on ``log``'s rows (blocks, d), and its dimension."""
+def _ridge(log: Log, model: str, lam0: float, center: float) -> np.ndarray:
+    """θ̂ of the module docstring on ``log``'s rows (blocks, d)."""
     rows = np.arange(log.stored)
     v = 1.0 / (log.n * log.propensities)
     if log.weights is not None:
@@ -255,7 +260,7 @@ def _ridge(log: Log, model: str, lam0: float, center: float) -> tuple[np.ndarray
         z = log.contexts[rows, log.actions]  # the logged arm's features
         gram = (z * v[:, None]).T @ z
         theta = np.linalg.solve(lam0 * log.rows * np.eye(z.shape[1]) + gram, (z * (v * c)[:, None]).sum(axis=0))
-        return theta[None], theta.size
+        return theta[None]
     x = log.contexts
     out = np.zeros((log.n, x.shape[1]))
     for a in range(log.n):  # a loop over the arms: one block each
@@ -263,4 +268,4 @@ def _ridge(log: Log, model: str, lam0: float, center: float) -> tuple[np.ndarray
         z, vv = x[mine], v[mine]
         out[a] = np.linalg.solve(lam0 * log.rows * np.eye(x.shape[1]) + (z * vv[:, None]).T @ z,
                                  (z * (vv * c[mine])[:, None]).sum(axis=0))
-    return out, out.size
+    return out

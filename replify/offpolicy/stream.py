@@ -40,6 +40,7 @@ from replify.errors import InvalidArgumentError, MissingExtraError
 from replify.offpolicy.compare import Comparison
 from replify.offpolicy.estimators import (
     ESTIMATORS, MODELLED, TUNED, Estimate, Moments, _bernstein, _checked_lam, _effective_weight, _interval, _term_range,
+    bernstein_applies,
     _terms, largest_weight, row_parts,
 )
 from replify.offpolicy.log import Log, policy_probabilities, unlogged_text
@@ -189,6 +190,7 @@ class _Candidate:
     hat_hi: float = -math.inf
 
     def merge(self, other: _Candidate) -> _Candidate:
+        """These totals and ``other``'s (the per-estimator sums are added into this candidate's own)."""
         if other.mass is None:
             return self
         if self.mass is None:
@@ -267,7 +269,7 @@ def _chunk(log: Log, policies: Sequence[Any], estimators: Sequence[str], model: 
     return out
 
 
-def _estimate(cand: _Candidate, estimator: str, lam: float | None, *, name: str, cost_range: Any, n: int,
+def _estimate(cand: _Candidate, estimator: str, lam: float | None, *, name: str, cost_range: Any,
               confidence: float, interval: str, propensities_floor: float) -> Estimate:
     """The estimate from a candidate's totals, by the code :func:`replify.offpolicy.estimate` runs."""
     s = cand.sums[estimator]
@@ -301,7 +303,7 @@ def _estimate(cand: _Candidate, estimator: str, lam: float | None, *, name: str,
     big = _effective_weight(estimator, cand.big, lam)
     got, kind, caveat = _interval(moments, estimator, value, se, ess, confidence, (big, cand.bounded),
                                   _term_range(moments, estimator, value, big))
-    if interval == "bernstein" and (estimator == "ips" or estimator == "dr"):
+    if interval == "bernstein" and bernstein_applies(estimator, "given"):  # one pass: a model is always given
         got, kind, caveat = _bernstein(moments, value, confidence, (big, cand.bounded),
                                        _term_range(moments, estimator, value, big))
     missing = unlogged_text(name, cand.mass / s.rows, cand.logged)
@@ -314,8 +316,8 @@ def _estimate(cand: _Candidate, estimator: str, lam: float | None, *, name: str,
 
 
 def _table(candidates: list[_Candidate], names: list[str], estimators: Sequence[str], lams: Mapping[str, Any], *,
-           name: str, cost_range: Any, n: int, confidence: float, interval: str, floor: float) -> Comparison:
-    rows = tuple(tuple(_estimate(c, e, lams[e], name=name, cost_range=cost_range, n=n, confidence=confidence,
+           name: str, cost_range: Any, confidence: float, interval: str, floor: float) -> Comparison:
+    rows = tuple(tuple(_estimate(c, e, lams[e], name=name, cost_range=cost_range, confidence=confidence,
                                  interval=interval, propensities_floor=floor) for e in estimators) for c in candidates)
     total = int(round(candidates[0].sums[estimators[0]].rows))
     return Comparison(log=name, rows=total, candidates=tuple(names), estimators=tuple(estimators), estimates=rows)
@@ -364,7 +366,7 @@ def compare_stream(chunks: Iterable[Log], policies: Mapping[str, Any] | Sequence
             choice.add(log)
     if totals is None:
         raise InvalidArgumentError("chunks: expected at least one chunk of the log; got none")
-    table = _table(totals, names, estimators, lams, name=first.name, cost_range=first.cost_range, n=first.n,
+    table = _table(totals, names, estimators, lams, name=first.name, cost_range=first.cost_range,
                    confidence=float(confidence), interval=interval, floor=floor)
     return table if choice is None else attrs.evolve(table, choice=choice.finish())
 
@@ -404,7 +406,7 @@ def compare_dask(path: str | Path, policies: Mapping[str, Any] | Sequence[Any], 
         elif meta != info:
             raise InvalidArgumentError(f"{str(p)!r}: its files disagree on the arms, the cost range or the least "
                                        "propensity; expected one log's files")
-    return _table(totals, names, estimators, lams, name=p.name, cost_range=meta[1], n=n, confidence=float(confidence),
+    return _table(totals, names, estimators, lams, name=p.name, cost_range=meta[1], confidence=float(confidence),
                   interval=interval, floor=floor)
 
 

@@ -29,7 +29,8 @@ def test_the_fit_is_the_importance_weighted_ridge():
     # epsilon-greedy logging: the weights 1/(n p) turn its law into uniform exploration's
     greedy = epsilon_greedy(lambda x: x[:, :, 1], 0.3, 3)
     log = Log.simulate("classification-bandit", n=3, rows=3000, seed=4, logging=greedy)
-    theta, dim = _ridge(log, "shared", 30.0, 0.5)
+    theta = _ridge(log, "shared", 30.0, 0.5)
+    dim = theta.size
     z = log.contexts[np.arange(log.rows), log.actions]
     v = 1 / (3 * log.propensities)
     expected = np.linalg.solve(30.0 * log.rows * np.eye(z.shape[1]) + (z * v[:, None]).T @ z,
@@ -86,6 +87,9 @@ def test_the_classifier_beside_it_is_measured_only():
     assert clf.true_value is not None and clf.value.interval is not None and not hasattr(clf, "certified")
     # the same held-out rows score both
     fit, held = _deal(log, 0.2, np.random.default_rng(np.random.SeedSequence(3).spawn(2)[1]))
+    # with fit_rows, both fit the same interactions and score the same held-out ones
+    pinned = learn_classifier(log, seed=3, fit_rows=60_000), learn_policy(log, rho=0.1, seed=3, fit_rows=60_000)
+    assert pinned[0].value.rows == pinned[1].value.rows == log.rows - 60_000
     assert clf.value.rows == pol.value.rows == held.rows
 
 

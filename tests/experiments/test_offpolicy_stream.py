@@ -180,3 +180,22 @@ def test_the_replicable_value_in_one_pass_is_the_in_memory_value(kw):
         a, b = replicable_value(log, policy, rho=0.1, seed=seed, **kw), value_stream(chunks, policy, rho=0.1, seed=seed, **kw)
         assert (a.value, a.cells, a.width, a.certificate, a.caveat) == (b.value, b.cells, b.width, b.certificate, b.caveat)
         assert abs(a.estimates - b.estimates) <= 1e-12 and abs(a.true_values - b.true_values) <= 1e-12
+
+
+@pytest.mark.slow
+def test_a_dask_cluster_of_worker_processes_gives_the_same_estimates(tmp_path):
+    # the workers are other processes: the policies, the model and the sums travel pickled (the policies
+    # as lambdas, which Dask's cloudpickle sends by value), and the result is the in-memory one
+    distributed = pytest.importorskip("dask.distributed")
+    path = write(tmp_path, rows=6000, files=3)
+    pols = {"alcohol": lambda x: np.where(x[:, 1] > 0, 0, 1), "first": lambda x: np.zeros(len(x), dtype=int)}
+    keep = dict(n=3, min_propensity=1 / 3, cost_range=(0.0, 1.0))
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        on_dask = compare_dask(path, pols, ["ips", "snips", "dr"], client=client, rows=1000,
+                               model=lambda x: np.full((len(x), 3), 0.5), **keep)
+    here = compare_stream(parquet_chunks(path, rows=1000, **keep), pols, ["ips", "snips", "dr"],
+                          model=lambda x: np.full((len(x), 3), 0.5))
+    for a, b in zip(here.estimates, on_dask.estimates):
+        for x, y in zip(a, b):
+            assert abs(x.value - y.value) <= 1e-12 and max(abs(u - v) for u, v in zip(x.interval, y.interval)) <= 1e-12
